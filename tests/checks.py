@@ -1,0 +1,160 @@
+"""Checks every game's tests run: PettingZoo's test suite, fuzzing, invariants, pickling.
+
+Each ``test_<game>.py`` calls these with its own option sets, so a new game gets the whole
+battery by calling them, without editing a shared list.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import pickle
+import random
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+from pettingzoo.test import api_test, render_test, seed_test
+
+from tris_envs.core.game import CHANCE, TERMINAL, Game
+
+
+def run_pettingzoo_tests(module: Any, options: dict[str, Any], cycles: int = 300) -> None:
+    """PettingZoo's ``api_test`` (wrapped and raw), ``seed_test`` and ``render_test``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(module.env(**options), num_cycles=cycles)
+        api_test(module.raw_env(**options), num_cycles=cycles)
+        seed_test(functools.partial(module.env, **options), num_cycles=cycles)
+        render_test(functools.partial(module.env, **options))
+
+
+def check_state_invariants(game: Game, state: Any) -> None:
+    """Everything that must hold of any reachable state."""
+    player = game.current_player(state)
+    mask = game.legal_mask(state)
+    legal = list(game.legal_actions(state))
+    assert mask.dtype == np.int8 and mask.shape == (game.info.num_actions,)
+    assert list(np.flatnonzero(mask)) == legal
+    if player == TERMINAL:
+        assert not legal and not mask.any()
+    elif player == CHANCE:
+        outcomes = game.chance_outcomes(state)
+        assert outcomes and abs(sum(p for _, p in outcomes) - 1.0) < 1e-9
+    else:
+        assert player in (0, 1) and legal
+    notation = game.to_notation(state)
+    again = game.from_notation(notation)
+    assert game.to_notation(again) == notation
+    assert game.current_player(again) == player
+    for observer in (0, 1):
+        obs = game.observation(state, observer)
+        assert obs.dtype == np.int8 and obs.shape == game.info.observation_shape
+        assert np.isin(obs, (0, 1)).all()
+    assert isinstance(game.render_text(state), str)
+
+
+def random_playouts(game: Game, n_games: int, seed: int,
+                    check: Callable[[Game, Any], None] | None = None,
+                    max_plies: int | None = None) -> list[Any]:
+    """Play random games on the rules core, checking invariants and immutability.
+
+    Returns the final state of each game.
+    """
+    rng = np.random.default_rng(seed)
+    limit = max_plies or game.info.max_moves
+    finals = []
+    for _ in range(n_games):
+        state = game.initial_state(rng)
+        for _ in range(limit):
+            check_state_invariants(game, state)
+            if check is not None:
+                check(game, state)
+            player = game.current_player(state)
+            if player == TERMINAL:
+                break
+            if player == CHANCE:
+                outcomes = game.chance_outcomes(state)
+                action = outcomes[rng.choice(len(outcomes), p=[p for _, p in outcomes])][0]
+            else:
+                action = int(rng.choice(game.legal_actions(state)))
+            before = copy.deepcopy(state)
+            child = game.apply(state, action)
+            assert state == before and hash(state) == hash(before), "apply mutated its input"
+            state = child
+        finals.append(state)
+    return finals
+
+
+def fuzz_env(module: Any, options: dict[str, Any], n_games: int, seed: int) -> None:
+    """Random games through ``env()`` with the AEC invariants checked at every step."""
+    env = module.env(**options)
+    rnd = random.Random(seed)
+    env.reset(seed=seed)
+    game = env.unwrapped.game
+    for _ in range(n_games):
+        plies = 0
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, _ = env.last()
+            state = env.unwrapped.game_state
+            if term or trunc:
+                assert not obs["action_mask"].any()
+                env.step(None)
+                continue
+            assert game.current_player(state) == env.possible_agents.index(agent)
+            assert (obs["action_mask"] == game.legal_mask(state)).all()
+            other = env.possible_agents[1 - env.possible_agents.index(agent)]
+            assert not env.observe(other)["action_mask"].any()
+            env.step(rnd.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+            plies += 1
+        assert plies <= game.info.max_moves
+        env.reset()
+
+
+def check_pickle_midgame(module: Any, options: dict[str, Any], plies: int, seed: int) -> None:
+    """Pickled and deep-copied envs continue exactly like the original."""
+    env = module.env(**options)
+    env.reset(seed=seed)
+    rnd = random.Random(seed)
+
+    def play(e: Any, n: int, r: random.Random) -> list[str]:
+        seen = []
+        for _ in range(n):
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                break
+            e.step(r.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+            seen.append(e.unwrapped.position)
+        return seen
+
+    play(env, plies, rnd)
+    clones = [pickle.loads(pickle.dumps(env)), copy.deepcopy(env)]
+    state = rnd.getstate()
+    expected = play(env, 50, rnd)
+    for clone in clones:
+        r = random.Random()
+        r.setstate(state)
+        assert play(clone, 50, r) == expected
+
+
+def action_paths(max_len: int = 40) -> st.SearchStrategy[list[int]]:
+    """Hypothesis strategy: choices used modulo the number of legal actions."""
+    return st.lists(st.integers(0, 10_000), max_size=max_len)
+
+
+def follow_path(game: Game, path: list[int], seed: int = 0) -> list[Any]:
+    """States visited by taking ``legal[i % len(legal)]`` for each ``i`` in ``path``."""
+    rng = np.random.default_rng(seed)
+    state = game.initial_state(rng)
+    states = [state]
+    for choice in path:
+        player = game.current_player(state)
+        if player == TERMINAL:
+            break
+        options = ([o for o, _ in game.chance_outcomes(state)] if player == CHANCE
+                   else list(game.legal_actions(state)))
+        state = game.apply(state, options[choice % len(options)])
+        states.append(state)
+    return states

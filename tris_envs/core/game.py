@@ -1,0 +1,203 @@
+"""The rules-core protocol every game implements.
+
+A game is a stateless rules object (its options fixed at construction) plus immutable
+states. ``Game.apply`` never mutates its input: it returns a new state, so a state is its
+own cheap clone and can be shared freely between agents, solvers and environments.
+
+Turn structure is expressed only through :meth:`Game.current_player`:
+
+* ``0`` / ``1`` -- that player chooses an action from :meth:`Game.legal_actions`;
+* :data:`CHANCE` -- the environment draws one of :meth:`Game.chance_outcomes`
+  (dice) and passes it to :meth:`Game.apply`;
+* :data:`TERMINAL` -- the game is over; :meth:`Game.returns` gives the result.
+
+Setup phases (placing dice, coloring a board) are ordinary player turns with their own
+actions; random setups are drawn by :meth:`Game.initial_state` from the generator it is
+given. Environments, agents and solvers therefore need no per-game special cases.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
+
+import numpy as np
+
+from tris_envs.core.drawing import Canvas
+from tris_envs.core.errors import IllegalActionError
+
+CHANCE = -1
+"""``current_player`` value of a state where the environment rolls dice."""
+
+TERMINAL = -2
+"""``current_player`` value of a finished game."""
+
+NUM_PLAYERS = 2
+
+S = TypeVar("S", bound=Hashable)
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Static facts about a game, computed once per game object.
+
+    Attributes:
+        name: Short identifier, e.g. ``"tant_fant"``.
+        num_actions: Size of the discrete action space.
+        observation_shape: Shape ``(H, W, C)`` of :meth:`Game.observation`.
+        max_moves: Default truncation limit in plies.
+        deterministic: ``False`` when the game has chance nodes.
+    """
+
+    name: str
+    num_actions: int
+    observation_shape: tuple[int, ...]
+    max_moves: int
+    deterministic: bool
+
+
+class Game(ABC, Generic[S]):
+    """Rules of one game with fixed options. Subclasses are pure: no framework imports.
+
+    Class attribute ``OPTIONS`` maps each option name to its default value; the
+    constructor validates values and :meth:`options` reports them.
+    """
+
+    OPTIONS: ClassVar[Mapping[str, Any]] = {}
+    MASK_CACHE_SIZE: ClassVar[int] = 65_536
+    info: GameInfo
+
+    def __init__(self, info: GameInfo) -> None:
+        self.info = info
+        self._masks: dict[tuple[int, ...], np.ndarray] = {}
+
+    # ----- options -------------------------------------------------------------------
+    @classmethod
+    def check_option_names(cls, options: Mapping[str, Any]) -> None:
+        """Raise ``ValueError`` naming any option this game does not have."""
+        unknown = sorted(set(options) - set(cls.OPTIONS))
+        if unknown:
+            allowed = ", ".join(sorted(cls.OPTIONS)) or "none"
+            raise ValueError(
+                f"unknown option(s) {', '.join(map(repr, unknown))} for {cls.__name__}; "
+                f"allowed: {allowed}"
+            )
+
+    @abstractmethod
+    def options(self) -> dict[str, Any]:
+        """The option values this game was built with."""
+
+    # ----- states --------------------------------------------------------------------
+    @abstractmethod
+    def initial_state(self, rng: np.random.Generator) -> S:
+        """A start position; random setups draw from ``rng``."""
+
+    @abstractmethod
+    def current_player(self, state: S) -> int:
+        """``0`` or ``1`` for the player to act, :data:`CHANCE` or :data:`TERMINAL`."""
+
+    def is_terminal(self, state: S) -> bool:
+        """Whether the game is over."""
+        return self.current_player(state) == TERMINAL
+
+    @abstractmethod
+    def legal_actions(self, state: S) -> Sequence[int]:
+        """Legal actions of the player to move, ascending; empty at chance and terminal."""
+
+    def legal_mask(self, state: S) -> np.ndarray:
+        """Read-only ``int8`` vector of length ``num_actions``, 1 for each legal action.
+
+        Masks are memoized by their set of legal actions and shared between calls.
+        """
+        actions = tuple(self.legal_actions(state))
+        mask = self._masks.get(actions)
+        if mask is None:
+            if len(self._masks) >= self.MASK_CACHE_SIZE:
+                self._masks.clear()
+            mask = np.zeros(self.info.num_actions, dtype=np.int8)
+            mask[list(actions)] = 1
+            mask.flags.writeable = False
+            self._masks[actions] = mask
+        return mask
+
+    @abstractmethod
+    def apply(self, state: S, action: int) -> S:
+        """The state after ``action`` (a player action, or a chance outcome at a chance node).
+
+        ``state`` itself is never modified. Raises :class:`IllegalActionError` for an
+        action that is not legal, with a message saying why.
+        """
+
+    def chance_outcomes(self, state: S) -> list[tuple[int, float]]:
+        """``(outcome, probability)`` pairs at a chance node; probabilities sum to 1."""
+        raise ValueError(f"{self.info.name}: not a chance node")
+
+    @abstractmethod
+    def returns(self, state: S) -> tuple[float, float]:
+        """Final result per player (+1 win, -1 loss, 0 draw); zeros before the end."""
+
+    def rewards(self, state: S) -> tuple[float, float]:
+        """Reward each player earns on the move that produced ``state``.
+
+        Win/loss games pay only at the end, which is the default.
+        """
+        return self.returns(state)
+
+    # ----- views ---------------------------------------------------------------------
+    @abstractmethod
+    def observation(self, state: S, player: int) -> np.ndarray:
+        """``int8`` array of shape ``info.observation_shape`` from ``player``'s view."""
+
+    @abstractmethod
+    def to_notation(self, state: S) -> str:
+        """The position string of ``state`` (SPEC section 8)."""
+
+    @abstractmethod
+    def from_notation(self, text: str) -> S:
+        """Parse a position string; ``ValueError`` saying what is wrong and where."""
+
+    @abstractmethod
+    def render_text(self, state: S) -> str:
+        """A human-readable board (used by the ``ansi`` render mode)."""
+
+    @abstractmethod
+    def action_to_string(self, state: S, action: int) -> str:
+        """A short human description of ``action`` in ``state`` (e.g. ``b1-b2``)."""
+
+    def picture_size(self, state: S) -> tuple[int, int]:
+        """Width and height in pixels of :meth:`draw`'s picture."""
+        return (400, 400)
+
+    def draw(self, state: S, canvas: Canvas) -> None:
+        """Draw the position on ``canvas`` (used by ``rgb_array`` / ``human``)."""
+        raise NotImplementedError(f"{self.info.name} has no picture rendering")
+
+    # ----- helpers shared by implementations ---------------------------------------
+    def illegal_action_error(self, state: S, action: Any) -> IllegalActionError:
+        """The error for an action that is not legal in ``state``, saying why."""
+        player = self.current_player(state)
+        if player == TERMINAL:
+            return IllegalActionError(f"action {action!r}: the game is over")
+        if player == CHANCE:
+            outcomes = [o for o, _ in self.chance_outcomes(state)]
+            return IllegalActionError(f"chance outcome {action!r} is not one of {outcomes}")
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            return IllegalActionError(f"action {action!r} is not an integer")
+        if not 0 <= action < self.info.num_actions:
+            return IllegalActionError(
+                f"action {action} is out of range 0..{self.info.num_actions - 1}"
+            )
+        return IllegalActionError(
+            f"action {action} ({self.action_to_string(state, int(action))}) is illegal: "
+            f"{self.explain_illegal(state, int(action))}"
+        )
+
+    def explain_illegal(self, state: S, action: int) -> str:
+        """Why ``action`` is illegal in ``state`` (games override for precise reasons)."""
+        return "not among the legal actions"
+
+    def __repr__(self) -> str:
+        opts = ", ".join(f"{k}={v!r}" for k, v in self.options().items())
+        return f"{type(self).__name__}({opts})"

@@ -1,0 +1,191 @@
+"""One PettingZoo AEC adapter for every game of the rules core.
+
+A per-game environment module only names its :class:`~tris_envs.core.game.Game` class::
+
+    class raw_env(GameEnv):
+        game_class = TantFant
+        metadata = GameEnv.make_metadata("tant_fant_v0")
+
+The adapter resolves chance nodes with the environment's seeded generator, pays rewards,
+truncates after ``max_moves`` plies, accepts ``reset(options={"position": ...})`` and
+renders in the ``ansi``, ``rgb_array`` and ``human`` modes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from tris_envs.core.errors import IllegalActionError
+from tris_envs.core.game import CHANCE, TERMINAL, Game
+from tris_envs.core.options import check_choice
+
+AGENTS = ("player_0", "player_1")
+RENDER_MODES = ("ansi", "rgb_array", "human")
+
+
+class GameEnv(AECEnv):
+    """PettingZoo AEC environment over a rules-core game (the ``raw_env`` of every module).
+
+    Args:
+        render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
+        **options: The game's options (``game_class.OPTIONS``), ``max_moves`` included.
+
+    Attributes:
+        game: The rules core with this environment's options.
+        game_state: The current (immutable) state of the rules core.
+        num_moves: Plies played since the last reset (chance outcomes not counted).
+    """
+
+    game_class: ClassVar[type[Game]]
+    metadata: ClassVar[dict[str, Any]]
+
+    @staticmethod
+    def make_metadata(name: str) -> dict[str, Any]:
+        """PettingZoo metadata for an environment called ``name``."""
+        return {"name": name, "render_modes": list(RENDER_MODES), "render_fps": 2,
+                "is_parallelizable": False}
+
+    def __init__(self, render_mode: str | None = None, **options: Any) -> None:
+        super().__init__()
+        self.game_class.check_option_names(options)
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, RENDER_MODES)
+        self.game: Game = self.game_class(**options)
+        self.render_mode = render_mode
+        self.possible_agents = list(AGENTS)
+        info = self.game.info
+        self._n_actions = info.num_actions
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0, 1, info.observation_shape, dtype=np.int8),
+            "action_mask": spaces.Box(0, 1, (info.num_actions,), dtype=np.int8),
+        })
+        self.observation_spaces = dict.fromkeys(AGENTS, obs_space)
+        self.action_spaces = dict.fromkeys(AGENTS, spaces.Discrete(info.num_actions))
+        self._zero_mask = np.zeros(info.num_actions, dtype=np.int8)
+        self._rng = np.random.default_rng()
+        self._window: Any = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ----- episode -------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a game; ``options={"position": s}`` starts from position string ``s``.
+
+        A seed makes everything random in the episode (setup, dice) reproducible. Other
+        option keys are ignored, as in Gymnasium (PettingZoo's ``api_test`` passes some).
+        """
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        position = (options or {}).get("position")
+        if position is None:
+            state = self.game.initial_state(self._rng)
+        else:
+            state = self.game.from_notation(position)
+        self.agents = list(AGENTS)
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
+        self.infos = {agent: {} for agent in AGENTS}
+        self.num_moves = 0
+        self.game_state = self._resolve_chance(state)
+        player = self.game.current_player(self.game_state)
+        if player == TERMINAL:
+            self.agent_selection = AGENTS[0]
+            self.terminations = dict.fromkeys(AGENTS, True)
+        else:
+            self.agent_selection = AGENTS[player]
+        if self.render_mode == "human":
+            self.render()
+
+    def _resolve_chance(self, state: Any) -> Any:
+        game = self.game
+        while game.current_player(state) == CHANCE:
+            outcomes = game.chance_outcomes(state)
+            probs = [p for _, p in outcomes]
+            pick = self._rng.choice(len(outcomes), p=probs)
+            state = game.apply(state, outcomes[pick][0])
+        return state
+
+    def step(self, action: int | None) -> None:
+        """Play ``action`` for the selected agent (``None`` for a finished agent).
+
+        Raises:
+            IllegalActionError: the action is out of range or not legal; nothing changes.
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        state = self.game_state
+        try:
+            legal = self.game.legal_mask(state)[action]
+        except (IndexError, TypeError, ValueError):
+            legal = False
+        if not legal or isinstance(action, bool):
+            raise game.illegal_action_error(state, action)
+        state = game.apply(state, int(action))
+        rewards = game.rewards(state)
+        self.game_state = state = self._resolve_chance(state)
+        self.num_moves += 1
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {AGENTS[0]: rewards[0], AGENTS[1]: rewards[1]}
+        player = game.current_player(state)
+        if player == TERMINAL:
+            self.terminations = dict.fromkeys(AGENTS, True)
+            self.agent_selection = AGENTS[1 - AGENTS.index(agent)]
+        else:
+            if self.num_moves >= game.info.max_moves:
+                self.truncations = dict.fromkeys(AGENTS, True)
+            self.agent_selection = AGENTS[player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        player = AGENTS.index(agent)
+        state = self.game_state
+        to_move = (self.agent_selection == agent and not self.terminations[agent]
+                   and not self.truncations[agent])
+        mask = self.game.legal_mask(state).copy() if to_move else self._zero_mask.copy()
+        return {"observation": self.game.observation(state, player), "action_mask": mask}
+
+    # ----- views ---------------------------------------------------------------------
+    @property
+    def position(self) -> str:
+        """The current position string (SPEC section 8)."""
+        return self.game.to_notation(self.game_state)
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            raise ValueError("render() needs a render_mode: 'ansi', 'rgb_array' or 'human'")
+        if self.render_mode == "ansi":
+            return self.game.render_text(self.game_state)
+        from tris_envs.envs.rendering import draw_picture, show_picture
+
+        picture = draw_picture(self.game, self.game_state)
+        if self.render_mode == "rgb_array":
+            return picture
+        self._window = show_picture(picture, self._window, self.metadata["name"])
+        return None
+
+    def close(self) -> None:
+        if self._window is not None:
+            from tris_envs.envs.rendering import close_window
+
+            close_window()
+            self._window = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_window"] = None
+        return state

@@ -1,0 +1,32 @@
+"""Tris 1: Tris 2's dice playing classic tic-tac-toe (all dice start showing "/").
+
+| Import             | `from tris_envs import tris1_v0`                          |
+|--------------------|-----------------------------------------------------------|
+| Agents             | `player_0` (X, moves first), `player_1` (O)               |
+| Actions            | Discrete(9): cell `row*3 + col`, row 0 = top (row-major)  |
+| Observation        | (3, 3, 2) int8: mine, theirs                              |
+| Options            | `max_moves=9`                                             |
+| Rewards            | +1 win, -1 loss, 0 draw                                   |
+
+Plays exactly like PettingZoo's `tictactoe_v3`, whose actions are column-major.
+
+Version history: v0, first release.
+"""
+
+from typing import Any
+
+from tris_envs.envs.aec import GameEnv
+from tris_envs.envs.classic import classic_env
+from tris_envs.games.tris1 import Tris1
+
+
+class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
+    """Unwrapped Tris 1 environment."""
+
+    game_class = Tris1
+    metadata = GameEnv.make_metadata("tris1_v0")
+
+
+def env(**kwargs: Any) -> Any:
+    """Tris 1 with PettingZoo's classic-game wrappers (illegal move: -1 and game over)."""
+    return classic_env(raw_env, **kwargs)
