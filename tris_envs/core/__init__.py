@@ -1,7 +1,8 @@
 """Rules-core protocol, errors, option checks and the generic exact solver."""
 
 from tris_envs.core.errors import IllegalActionError
-from tris_envs.core.game import CHANCE, TERMINAL, Game, GameInfo
+from tris_envs.core.game import CHANCE, TERMINAL, Game, GameInfo, resolve_chance
 from tris_envs.core.solver import Solution, solve
 
-__all__ = ["CHANCE", "TERMINAL", "Game", "GameInfo", "IllegalActionError", "Solution", "solve"]
+__all__ = ["CHANCE", "TERMINAL", "Game", "GameInfo", "IllegalActionError", "Solution",
+           "resolve_chance", "solve"]

@@ -201,3 +201,12 @@ class Game(ABC, Generic[S]):
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options().items())
         return f"{type(self).__name__}({opts})"
+
+
+def resolve_chance(game: Game[S], state: S, rng: np.random.Generator) -> S:
+    """Apply chance outcomes drawn from ``rng`` until a player is to act or the game ends."""
+    while game.current_player(state) == CHANCE:
+        outcomes = game.chance_outcomes(state)
+        pick = rng.choice(len(outcomes), p=[p for _, p in outcomes])
+        state = game.apply(state, outcomes[pick][0])
+    return state

@@ -19,8 +19,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from tris_envs.core.errors import IllegalActionError
-from tris_envs.core.game import CHANCE, TERMINAL, Game
+from tris_envs.core.game import TERMINAL, Game, resolve_chance
 from tris_envs.core.options import check_choice
 
 AGENTS = ("player_0", "player_1")
@@ -96,7 +95,7 @@ class GameEnv(AECEnv):
         self.truncations = dict.fromkeys(AGENTS, False)
         self.infos = {agent: {} for agent in AGENTS}
         self.num_moves = 0
-        self.game_state = self._resolve_chance(state)
+        self.game_state = resolve_chance(self.game, state, self._rng)
         player = self.game.current_player(self.game_state)
         if player == TERMINAL:
             self.agent_selection = AGENTS[0]
@@ -105,15 +104,6 @@ class GameEnv(AECEnv):
             self.agent_selection = AGENTS[player]
         if self.render_mode == "human":
             self.render()
-
-    def _resolve_chance(self, state: Any) -> Any:
-        game = self.game
-        while game.current_player(state) == CHANCE:
-            outcomes = game.chance_outcomes(state)
-            probs = [p for _, p in outcomes]
-            pick = self._rng.choice(len(outcomes), p=probs)
-            state = game.apply(state, outcomes[pick][0])
-        return state
 
     def step(self, action: int | None) -> None:
         """Play ``action`` for the selected agent (``None`` for a finished agent).
@@ -127,15 +117,12 @@ class GameEnv(AECEnv):
             return
         game = self.game
         state = self.game_state
-        try:
-            legal = self.game.legal_mask(state)[action]
-        except (IndexError, TypeError, ValueError):
-            legal = False
-        if not legal or isinstance(action, bool):
+        is_index = type(action) is int or isinstance(action, np.integer)
+        if not (is_index and 0 <= action < self._n_actions and game.legal_mask(state)[action]):
             raise game.illegal_action_error(state, action)
         state = game.apply(state, int(action))
         rewards = game.rewards(state)
-        self.game_state = state = self._resolve_chance(state)
+        self.game_state = state = resolve_chance(self.game, state, self._rng)
         self.num_moves += 1
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {AGENTS[0]: rewards[0], AGENTS[1]: rewards[1]}

@@ -20,8 +20,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tris_envs.core.drawing import BACKGROUND, BLACK_STONE, WHITE_STONE, Canvas, draw_line_board, draw_stone
-from tris_envs.core.errors import IllegalActionError
+from tris_envs.core.drawing import (
+    BACKGROUND,
+    BLACK_STONE,
+    WHITE_STONE,
+    Canvas,
+    draw_line_board,
+    draw_stone,
+)
 from tris_envs.core.game import TERMINAL, Game, GameInfo
 from tris_envs.core.options import check_bool, check_choice, check_positive_int
 

@@ -22,7 +22,7 @@ from tris_envs.core.drawing import BACKGROUND, Canvas, draw_die
 from tris_envs.core.game import TERMINAL, Game, GameInfo
 from tris_envs.core.options import check_positive_int
 
-X, O = 0, 1
+X, O = 0, 1  # noqa: E741 - the symbols of the game
 ONGOING, DRAW = -1, 2
 SYMBOLS = ("X", "O")
 FULL = 0b111_111_111

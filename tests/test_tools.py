@@ -1,0 +1,86 @@
+"""Scripted agents, the demo, the benchmark and the command line (smoke and behaviour)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tris_envs.agents import Agent, GreedyAgent, RandomAgent, make_agent, play_game
+from tris_envs.cli import main
+from tris_envs.core import TERMINAL
+from tris_envs.demo import main as demo
+from tris_envs.games.tant_fant import TantFant
+from tris_envs.games.tris1 import Tris1
+
+
+def test_greedy_wins_in_one():
+    game = TantFant()
+    state = game.from_notation("BB./BWW/W.. w")
+    for seed in range(10):
+        move = GreedyAgent(np.random.default_rng(seed)).act(game, state)
+        assert game.action_to_string(state, move) == "c2-c3"
+
+
+def test_greedy_blocks_the_only_threat():
+    game = Tris1()
+    state = game.from_notation("XX./O../...")      # O to move must block at cell 2
+    for seed in range(10):
+        assert GreedyAgent(np.random.default_rng(seed)).act(game, state) == 2
+
+
+def test_greedy_beats_random_and_play_is_reproducible():
+    game = TantFant()
+    scores = []
+    for i in range(60):
+        rng = np.random.default_rng(i)
+        seats = [RandomAgent(rng), RandomAgent(rng)]
+        seats[i % 2] = GreedyAgent(rng)
+        final, history = play_game(game, seats, rng)
+        scores.append(game.returns(final)[i % 2])
+        assert history[-1] is final
+    assert np.mean(scores) > 0.6
+    a = play_game(game, [RandomAgent(np.random.default_rng(5))] * 2, np.random.default_rng(5))
+    b = play_game(game, [RandomAgent(np.random.default_rng(5))] * 2, np.random.default_rng(5))
+    assert a[0] == b[0]
+
+
+def test_make_agent():
+    assert isinstance(make_agent("greedy"), Agent)
+    assert make_agent("random").name == "random"
+    with pytest.raises(ValueError, match="unknown agent 'mcts:10'; choose one of"):
+        make_agent("mcts:10")
+
+
+def test_demo_prints_a_game_and_a_match(capsys):
+    demo(["--games", "6", "--seed", "1"])
+    out = capsys.readouterr().out
+    assert "Tant Fant: greedy (White) against random (Black)" in out
+    assert " 1. White " in out
+    assert "greedy vs random over 6 games" in out
+
+
+def test_benchmark_report(capsys):
+    main(["bench", "--steps", "300", "--rounds", "1", "--env", "tris1_v0"])
+    out = capsys.readouterr().out
+    assert "| tictactoe_v3 |" in out and "| tris1_v0 |" in out
+    assert "| tant_fant stalemate=draw diagonal_only=False | 3,080 | draw |" in out
+    assert "| tris1 | 5,478 | draw |" in out
+
+
+def test_cli_rejects_bad_arguments():
+    with pytest.raises(SystemExit):
+        main(["bench", "--steps", "0"])
+    with pytest.raises(SystemExit):
+        main(["bench", "--env", "chess_v6"])
+
+
+def test_random_agent_plays_legal_moves():
+    game = TantFant()
+    agent = RandomAgent(np.random.default_rng(0))
+    state = game.initial_state()
+    for _ in range(200):
+        if game.current_player(state) == TERMINAL:
+            break
+        move = agent.act(game, state)
+        assert move in game.legal_actions(state)
+        state = game.apply(state, move)

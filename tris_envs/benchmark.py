@@ -1,0 +1,141 @@
+"""Throughput and solver benchmark (``tris-envs bench``).
+
+Speeds are reported as ratios against PettingZoo's ``tictactoe_v3`` measured in the same
+process, so they mean the same on a fast or a loaded machine. Each environment is timed in
+several interleaved rounds and its best round is kept, which filters out the moments when
+other processes take the CPU.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tris_envs.core.game import CHANCE, TERMINAL, Game
+from tris_envs.core.solver import solve
+from tris_envs.registry import ENV_MODULES, env_module
+
+BASELINE = "tictactoe_v3"
+TARGET_RATIO = {"tris1_v0": 3.0, "tant_fant_v0": 3.0, "tris2_v0": 1.5,
+                "doppia_scelta_v0": 2.0, "tritoc_v0": 1.5}
+"""Minimum steps/s through ``env()`` as a multiple of ``tictactoe_v3`` (issue targets)."""
+
+
+def aec_steps_per_second(make_env: Callable[[], Any], steps: int, seed: int = 0) -> float:
+    """Random play through the AEC loop, observation and mask read every step."""
+    env = make_env()
+    env.reset(seed=seed)
+    rnd = random.Random(seed)
+    done = 0
+    start = time.perf_counter()
+    while done < steps:
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+            else:
+                env.step(rnd.choice(np.flatnonzero(obs["action_mask"])))
+                done += 1
+        env.reset()
+    return done / (time.perf_counter() - start)
+
+
+def core_steps_per_second(game: Game, steps: int, seed: int = 0) -> float:
+    """Random playouts on the rules core alone (chance outcomes not counted as steps)."""
+    rng = np.random.default_rng(seed)
+    rnd = random.Random(seed)
+    done = 0
+    start = time.perf_counter()
+    while done < steps:
+        state = game.initial_state(rng)
+        for _ in range(game.info.max_moves):
+            player = game.current_player(state)
+            if player == TERMINAL:
+                break
+            if player == CHANCE:
+                outcomes = game.chance_outcomes(state)
+                state = game.apply(state, outcomes[rng.choice(len(outcomes),
+                                                              p=[p for _, p in outcomes])][0])
+                continue
+            state = game.apply(state, rnd.choice(game.legal_actions(state)))
+            done += 1
+    return done / (time.perf_counter() - start)
+
+
+def baseline_env() -> Any:
+    """PettingZoo's ``tictactoe_v3.env()`` (its import warns about the old API)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from pettingzoo.classic import tictactoe_v3
+    return tictactoe_v3.env()
+
+
+@dataclass
+class Row:
+    """One environment's figures."""
+
+    name: str
+    env_steps: float
+    core_steps: float | None
+
+    def ratio(self, baseline: float) -> float:
+        return self.env_steps / baseline
+
+
+def run(steps: int = 20_000, rounds: int = 3, names: list[str] | None = None) -> str:
+    """Measure every environment and the solvers; return a Markdown report."""
+    names = names or list(ENV_MODULES)
+    makers: dict[str, Callable[[], Any]] = {BASELINE: baseline_env}
+    makers.update({name: env_module(name).env for name in names})
+    best = dict.fromkeys(makers, 0.0)
+    for _ in range(rounds):
+        for name, make in makers.items():
+            best[name] = max(best[name], aec_steps_per_second(make, steps))
+    rows = [Row(BASELINE, best[BASELINE], None)]
+    for name in names:
+        game = env_module(name).raw_env().game
+        core = max(core_steps_per_second(game, steps) for _ in range(rounds))
+        rows.append(Row(name, best[name], core))
+
+    lines = [
+        f"Random play, {steps} steps x best of {rounds} rounds, observation and mask every step",
+        "",
+        "| environment | env() steps/s | ratio to tictactoe_v3 | target | raw core steps/s |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    base = best[BASELINE]
+    for row in rows:
+        target = TARGET_RATIO.get(row.name)
+        verdict = "" if target is None else (
+            f"≥ {target:g}× {'met' if row.ratio(base) >= target else 'NOT met'}")
+        core = "" if row.core_steps is None else f"{row.core_steps:,.0f}"
+        lines.append(f"| {row.name} | {row.env_steps:,.0f} | {row.ratio(base):.2f}× | "
+                     f"{verdict} | {core} |")
+    lines += ["", "| exact solve | positions | value | seconds |", "|---|---:|---:|---:|"]
+    for label, game in solver_cases():
+        start = time.perf_counter()
+        solution = solve(game, game.initial_state(np.random.default_rng(0)))
+        seconds = time.perf_counter() - start
+        value = {1: "first player wins", 0: "draw", -1: "second player wins"}[
+            int(solution.values[0])]
+        lines.append(f"| {label} | {len(solution):,} | {value} | {seconds:.3f} |")
+    return "\n".join(lines)
+
+
+def solver_cases() -> list[tuple[str, Game]]:
+    """The games the benchmark solves exactly."""
+    from tris_envs.games.tant_fant import TantFant
+    from tris_envs.games.tris1 import Tris1
+
+    cases: list[tuple[str, Game]] = [("tris1", Tris1())]
+    for stalemate in ("draw", "loss"):
+        for diagonal_only in (False, True):
+            cases.append((f"tant_fant stalemate={stalemate} diagonal_only={diagonal_only}",
+                          TantFant(stalemate=stalemate, diagonal_only=diagonal_only)))
+    return cases
