@@ -9,6 +9,7 @@ from typing import Any
 ENV_MODULES: dict[str, str] = {
     "tant_fant_v0": "tris_envs.tant_fant_v0",
     "tris1_v0": "tris_envs.tris1_v0",
+    "tritoc_v0": "tris_envs.tritoc_v0",
 }
 """Environment name -> module with ``env()`` and ``raw_env``."""
 

@@ -206,7 +206,10 @@ class Game(ABC, Generic[S]):
 def resolve_chance(game: Game[S], state: S, rng: np.random.Generator) -> S:
     """Apply chance outcomes drawn from ``rng`` until a player is to act or the game ends."""
     while game.current_player(state) == CHANCE:
-        outcomes = game.chance_outcomes(state)
-        pick = rng.choice(len(outcomes), p=[p for _, p in outcomes])
-        state = game.apply(state, outcomes[pick][0])
+        u = rng.random()
+        for outcome, probability in game.chance_outcomes(state):
+            u -= probability
+            if u < 0:
+                break
+        state = game.apply(state, outcome)
     return state

@@ -1,0 +1,717 @@
+"""Tritoc rules core (SPEC section 7): dice-driven 9×9 tic-tac-toe.
+
+Nine fields in a 3×3 arrangement, each a 3×3 block of holes. Hole ``h = row*9 + col``
+(row 0 = top), field ``(row//3)*3 + col//3``; each hole carries a number 3-11, each field
+holding every number once (``ordered`` layout shown; hole numbers on the left, hole indices
+of field 0 and field indices on the right)::
+
+           0  1  2    3  4  5    6  7  8         field 0 holes      fields
+        ┌──────────┬──────────┬──────────┐
+      0 │  3  4  5 │  3  4  5 │  3  4  5 │        0 │  1 │  2      0 │ 1 │ 2
+      1 │  6  7  8 │  6  7  8 │  6  7  8 │        9 │ 10 │ 11      ──┼───┼──
+      2 │  9 10 11 │  9 10 11 │  9 10 11 │       18 │ 19 │ 20      3 │ 4 │ 5
+        ├──────────┼──────────┼──────────┤                         ──┼───┼──
+      3 │  3  4  5 │  3  4  5 │  3  4  5 │                         6 │ 7 │ 8
+        ⋮     (rows 3-5 and 6-8 repeat rows 0-2)
+
+Turn: a chance node rolls two dice for the player to move (``roll`` pending). The
+outcome is the sum to play, with the automatic rerolls folded in exactly (see
+:meth:`Tritoc.chance_outcomes`), or "must pass". Then the player acts: 3-11 places a stone
+on an empty hole with that number, 12 removes an opponent stone and 2 an own stone (both only
+outside conquered fields), "must pass" allows only the pass (action 81). Three own stones in
+a row inside a field conquer it (all its holes become the conqueror's); three conquered fields
+in a row win; the fourth consecutive pass draws.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from tris_envs.core.drawing import (
+    BACKGROUND,
+    BLACK_STONE,
+    HIGHLIGHT,
+    INK,
+    WHITE_STONE,
+    Canvas,
+    draw_stone,
+)
+from tris_envs.core.game import CHANCE, TERMINAL, Game, GameInfo
+from tris_envs.core.options import check_choice, check_positive_int
+
+WHITE, BLACK = 0, 1
+ONGOING, DRAW = -1, 2
+COLOR_NAMES = ("White", "Black")
+
+PASS = 81
+"""The pass action, legal only when the roll says the player must pass."""
+
+NO_ROLL = -1
+"""``roll`` of a finished game."""
+PENDING = 0
+"""``roll`` of a chance node: the dice are about to be rolled."""
+MUST_PASS = 1
+"""``roll`` (and chance outcome) when no roll, rerolls included, allowed an action."""
+DRAW_PASSES = 4
+"""The fourth consecutive pass draws."""
+WIN_POINTS = 5
+FIELD_POINTS = 1
+
+SUMS = tuple(range(2, 13))
+ALL_PLAYABLE = sum(1 << s for s in SUMS)
+""":meth:`Tritoc.playable` when every sum allows an action."""
+DICE_WEIGHTS: dict[str, dict[int, Fraction]] = {
+    "2d6": {s: Fraction(6 - abs(s - 7), 36) for s in SUMS},
+    "equal": {s: Fraction(1 if s in (2, 12) else 3, 29) for s in SUMS},
+}
+"""Exact probability of each sum of one roll, per ``dice`` option."""
+
+ORDERED_FIELD = (3, 4, 5, 6, 7, 8, 9, 10, 11)
+MAGIC_FIELD = (6, 11, 4, 5, 7, 9, 10, 3, 8)
+LAYOUT_NAMES = ("ordered", "magic", "random")
+LAYOUT_CHARS = "3456789ab"
+
+ALL_HOLES = (1 << 81) - 1
+HOLE_FIELD = tuple((h // 27) * 3 + (h % 9) // 3 for h in range(81))
+FIELD_CELLS: tuple[tuple[int, ...], ...] = tuple(
+    tuple((f // 3 * 3 + k // 3) * 9 + f % 3 * 3 + k % 3 for k in range(9)) for f in range(9)
+)
+"""Holes of each field in reading order."""
+FIELD_MASKS = tuple(sum(1 << h for h in cells) for cells in FIELD_CELLS)
+TTT_LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8),
+             (2, 4, 6))
+FIELD_LINE_MASKS = tuple(sum(1 << k for k in line) for line in TTT_LINES)
+"""Lines of the 3×3 arrangement of fields, as 9-bit masks of field indices."""
+HOLE_LINE_MASKS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(sum(1 << cells[k] for k in line) for line in TTT_LINES) for cells in FIELD_CELLS
+)
+"""81-bit masks of the 8 lines inside each field."""
+HOLE_LINES: tuple[tuple[int, ...], ...] = tuple(
+    tuple(m for m in HOLE_LINE_MASKS[HOLE_FIELD[h]] if m >> h & 1) for h in range(81)
+)
+"""81-bit masks of the lines inside its field through each hole."""
+FIELD_LINES_THROUGH: tuple[tuple[int, ...], ...] = tuple(
+    tuple(m for m in FIELD_LINE_MASKS if m >> f & 1) for f in range(9)
+)
+CONQUERED_HOLES = tuple(sum(FIELD_MASKS[f] for f in range(9) if fm >> f & 1)
+                        for fm in range(512))
+"""9-bit mask of conquered fields -> 81-bit mask of their holes."""
+_FIELD_PLANES = np.array([[CONQUERED_HOLES[fm] >> h & 1 for h in range(81)]
+                          for fm in range(512)], dtype=np.int8)
+_CACHE_SIZE = 1 << 16
+_ACTION_TUPLES: dict[int, tuple[int, ...]] = {}
+_ACTION_MASKS: dict[int, np.ndarray] = {}
+
+
+def _actions(bits: int) -> tuple[int, ...]:
+    """The actions of an 82-bit mask (bit ``a`` = action ``a``), ascending (memoized)."""
+    actions = _ACTION_TUPLES.get(bits)
+    if actions is None:
+        found = []
+        rest = bits
+        while rest:
+            low = rest & -rest
+            found.append(low.bit_length() - 1)
+            rest ^= low
+        actions = tuple(found)
+        if len(_ACTION_TUPLES) >= _CACHE_SIZE:
+            _ACTION_TUPLES.clear()
+        _ACTION_TUPLES[bits] = actions
+    return actions
+
+
+def _action_mask(bits: int) -> np.ndarray:
+    """Read-only ``int8`` vector of the 82 bits of ``bits`` (memoized)."""
+    mask = _ACTION_MASKS.get(bits)
+    if mask is None:
+        raw = np.frombuffer(bits.to_bytes(11, "little"), dtype=np.uint8)
+        mask = np.unpackbits(raw, count=82, bitorder="little").view(np.int8)
+        mask.flags.writeable = False
+        if len(_ACTION_MASKS) >= _CACHE_SIZE:
+            _ACTION_MASKS.clear()
+        _ACTION_MASKS[bits] = mask
+    return mask
+
+
+def _bits(first: int, second: int) -> np.ndarray:
+    """The bits of two 81-bit masks: ``first`` at ``[0:81]``, ``second`` at ``[88:169]``."""
+    raw = np.frombuffer((first | second << 88).to_bytes(22, "little"), dtype=np.uint8)
+    return np.unpackbits(raw, bitorder="little")
+
+
+def hole_name(h: int) -> str:
+    """``(row,col)`` of hole ``h``."""
+    return f"({h // 9},{h % 9})"
+
+
+def check_layout(numbers: Sequence[Any], where: str) -> tuple[int, ...]:
+    """Validate 81 hole numbers (row-major) and return them as a tuple of ints.
+
+    Raises:
+        ValueError: ``where`` followed by what is wrong (length, a value, a field that
+            does not hold each number 3-11 once).
+    """
+    if isinstance(numbers, (str, bytes)) or not isinstance(numbers, (Sequence, np.ndarray)):
+        raise ValueError(f"{where}: expected a sequence of 81 numbers 3-11, got {numbers!r}")
+    if len(numbers) != 81:
+        raise ValueError(f"{where}: expected 81 numbers (row-major, row 0 = top), got "
+                         f"{len(numbers)}")
+    values = []
+    for h, n in enumerate(numbers):
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) \
+                or not 3 <= n <= 11:
+            raise ValueError(f"{where}: hole {hole_name(h)} has {n!r}; hole numbers are "
+                             "integers 3-11")
+        values.append(int(n))
+    for f, cells in enumerate(FIELD_CELLS):
+        found = sorted(values[h] for h in cells)
+        if found != list(ORDERED_FIELD):
+            raise ValueError(f"{where}: field {f} (rows {f // 3 * 3}-{f // 3 * 3 + 2}, cols "
+                             f"{f % 3 * 3}-{f % 3 * 3 + 2}) holds {found}; each field must "
+                             "hold each number 3-11 exactly once")
+    return tuple(values)
+
+
+def _field_layout(field: Sequence[int]) -> tuple[int, ...]:
+    """81 numbers with the same 3×3 ``field`` pattern in every field."""
+    numbers = [0] * 81
+    for cells in FIELD_CELLS:
+        for k, h in enumerate(cells):
+            numbers[h] = field[k]
+    return tuple(numbers)
+
+
+class Layout:
+    """The numbers of the 81 holes, immutable and hashable, with precomputed tables.
+
+    Attributes:
+        numbers: Number of each hole, ``row*9 + col`` order.
+        masks: ``masks[n]`` = 81-bit mask of the holes numbered ``n`` (3-11).
+        text: The 81-character layout field of position strings (``3``-``9``, ``a``, ``b``).
+        base: Read-only ``(81, 24)`` observation template with the hole-number planes set.
+    """
+
+    __slots__ = ("numbers", "masks", "text", "base", "_hash")
+
+    def __init__(self, numbers: tuple[int, ...]) -> None:
+        self.numbers = numbers
+        masks = [0] * 13
+        for h, n in enumerate(numbers):
+            masks[n] |= 1 << h
+        self.masks = tuple(masks)
+        self.text = "".join(LAYOUT_CHARS[n - 3] for n in numbers)
+        base = np.zeros((81, 24), dtype=np.int8)
+        base[np.arange(81), np.array(numbers) - 1] = 1
+        base.flags.writeable = False
+        self.base = base
+        self._hash = hash(numbers)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, Layout) and self.numbers == other.numbers)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Layout, (self.numbers,))
+
+    def __copy__(self) -> Layout:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Layout:
+        return self
+
+    def __repr__(self) -> str:
+        return f"Layout({self.text!r})"
+
+
+ORDERED = Layout(_field_layout(ORDERED_FIELD))
+MAGIC = Layout(_field_layout(MAGIC_FIELD))
+
+
+class TritocState(NamedTuple):
+    """A Tritoc position.
+
+    Attributes:
+        white: 81-bit mask of White's stones (bit ``row*9 + col``), conquered fields included.
+        black: 81-bit mask of Black's stones.
+        white_fields: 9-bit mask of the fields White conquered.
+        black_fields: 9-bit mask of the fields Black conquered.
+        to_move: ``0`` White, ``1`` Black (at a terminal state: who would move next).
+        roll: :data:`PENDING` (chance node), a sum 2-12 to play, :data:`MUST_PASS`, or
+            :data:`NO_ROLL` once the game is over.
+        passes: Consecutive passes so far (4 ends the game in a draw).
+        layout: The hole numbers.
+        result: ``-1`` ongoing, ``0`` White won, ``1`` Black won, ``2`` draw.
+        gained: Points the player who made the move producing this state earned with it
+            (1 per conquered field, 5 more for the win); 0 after a chance outcome.
+    """
+
+    white: int
+    black: int
+    white_fields: int
+    black_fields: int
+    to_move: int
+    roll: int
+    passes: int
+    layout: Layout
+    result: int = ONGOING
+    gained: int = 0
+
+
+def _has_field_line(fields: int) -> bool:
+    return any(fields & m == m for m in FIELD_LINE_MASKS)
+
+
+class Tritoc(Game[TritocState]):
+    """Tritoc with the options of SPEC section 7.
+
+    Args:
+        layout: ``"ordered"`` (default), ``"magic"``, ``"random"`` (a random permutation per
+            field, drawn by :meth:`initial_state`) or 81 numbers 3-11 (row-major).
+        dice: ``"2d6"`` (default) or ``"equal"`` (sums 3-11 weight 3, 2 and 12 weight 1).
+        max_rerolls: automatic rerolls when a roll allows no action (default 3).
+        reward: ``"win_loss"`` (default: +1/-1/0 at the end) or ``"points"`` (+1 for each
+            conquered field, +5 for the win, paid to the mover when earned).
+        max_moves: default truncation limit in plies for environments (passes count).
+    """
+
+    OPTIONS = {"layout": "ordered", "dice": "2d6", "max_rerolls": 3, "reward": "win_loss",
+               "max_moves": 500}
+
+    def __init__(self, layout: str | Sequence[int] = "ordered", dice: str = "2d6",
+                 max_rerolls: int = 3, reward: str = "win_loss", max_moves: int = 500) -> None:
+        if isinstance(layout, str):
+            if layout not in LAYOUT_NAMES:
+                raise ValueError(f"option layout={layout!r} is not allowed; choose 'ordered', "
+                                 "'magic', 'random' or a sequence of 81 numbers 3-11")
+            self.layout: str | tuple[int, ...] = layout
+            self._layout = {"ordered": ORDERED, "magic": MAGIC}.get(layout)
+        else:
+            self.layout = check_layout(layout, "option layout")
+            self._layout = Layout(self.layout)
+        self.dice = check_choice("dice", dice, tuple(DICE_WEIGHTS))
+        self.max_rerolls = check_positive_int("max_rerolls", max_rerolls, minimum=0)
+        self.reward = check_choice("reward", reward, ("win_loss", "points"))
+        super().__init__(GameInfo("tritoc", 82, (9, 9, 24),
+                                  check_positive_int("max_moves", max_moves), False))
+        self._weights = DICE_WEIGHTS[dice]
+        self._outcomes: dict[int, list[tuple[int, float]]] = {}
+        # (state, answer) of the latest queries: environments ask several times per step
+        self._last_legal: tuple[TritocState | None, tuple[int, ...]] = (None, ())
+        self._last_mask: tuple[TritocState | None, np.ndarray | None] = (None, None)
+
+    def options(self) -> dict[str, Any]:
+        return {"layout": self.layout, "dice": self.dice, "max_rerolls": self.max_rerolls,
+                "reward": self.reward, "max_moves": self.info.max_moves}
+
+    # ----- rules ---------------------------------------------------------------------
+    def initial_state(self, rng: np.random.Generator | None = None) -> TritocState:
+        """The empty board, White to roll; a ``random`` layout is drawn from ``rng``.
+
+        Without ``rng`` a random layout comes from a fresh unseeded generator.
+        """
+        layout = self._layout
+        if layout is None:
+            rng = rng if rng is not None else np.random.default_rng()
+            perms = rng.permuted(np.tile(np.arange(3, 12), (9, 1)), axis=1)
+            numbers = [0] * 81
+            for cells, perm in zip(FIELD_CELLS, perms.tolist()):
+                for h, n in zip(cells, perm):
+                    numbers[h] = n
+            layout = Layout(tuple(numbers))
+        return TritocState(0, 0, 0, 0, WHITE, PENDING, 0, layout)
+
+    def current_player(self, state: TritocState) -> int:
+        if state.result != ONGOING:
+            return TERMINAL
+        return CHANCE if state.roll == PENDING else state.to_move
+
+    def _targets(self, state: TritocState, roll: int) -> int:
+        """81-bit mask of the holes where ``roll`` lets the player to move act."""
+        if roll == 12 or roll == 2:
+            own, other = ((state.white, state.black) if state.to_move == WHITE
+                          else (state.black, state.white))
+            stones = other if roll == 12 else own
+            return stones & ~CONQUERED_HOLES[state.white_fields | state.black_fields]
+        return state.layout.masks[roll] & ~(state.white | state.black)
+
+    def playable(self, state: TritocState) -> int:
+        """Bit mask over sums 2-12 (bit ``s``) of the rolls that allow the mover an action."""
+        white, black = state.white, state.black
+        empty = ALL_HOLES ^ (white | black)
+        masks = state.layout.masks
+        key = 0
+        for s in range(3, 12):
+            if masks[s] & empty:
+                key |= 1 << s
+        removable = ALL_HOLES ^ CONQUERED_HOLES[state.white_fields | state.black_fields]
+        own, other = (white, black) if state.to_move == WHITE else (black, white)
+        if own & removable:
+            key |= 1 << 2
+        if other & removable:
+            key |= 1 << 12
+        return key
+
+    def _legal_bits(self, state: TritocState) -> int:
+        """82-bit mask of the legal actions (bit ``a`` = action ``a``)."""
+        roll = state.roll
+        if roll >= 2:
+            return self._targets(state, roll)
+        return 1 << PASS if roll == MUST_PASS else 0
+
+    def legal_actions(self, state: TritocState) -> tuple[int, ...]:
+        last_state, legal = self._last_legal
+        if last_state is not state:
+            legal = _actions(self._legal_bits(state))
+            self._last_legal = (state, legal)
+        return legal
+
+    def legal_mask(self, state: TritocState) -> np.ndarray:
+        """Read-only ``int8`` vector, 1 for each legal action (memoized by bit mask)."""
+        last_state, mask = self._last_mask
+        if last_state is not state or mask is None:
+            mask = _action_mask(self._legal_bits(state))
+            self._last_mask = (state, mask)
+        return mask
+
+    def chance_outcomes(self, state: TritocState) -> list[tuple[int, float]]:
+        """The roll the player gets, rerolls folded in: ``(sum or MUST_PASS, probability)``.
+
+        With ``q`` the probability that one roll allows no action, a playable sum ``s``
+        comes with ``p(s) * (1 + q + ... + q**max_rerolls)`` and :data:`MUST_PASS` with
+        ``q**(max_rerolls + 1)`` -- exactly the physical process of rolling until a roll
+        is playable or the rerolls are used up. Only outcomes of positive probability
+        are listed, sums ascending, :data:`MUST_PASS` first.
+        """
+        if state.roll != PENDING:
+            raise ValueError(f"tritoc: not a chance node ({self.to_notation(state)!r})")
+        key = self.playable(state)
+        outcomes = self._outcomes.get(key)
+        if outcomes is None:
+            outcomes = self._outcomes[key] = self._distribution(key)
+        return list(outcomes)
+
+    def _distribution(self, key: int) -> list[tuple[int, float]]:
+        """Outcomes for the playable sums ``key``, computed exactly, then rounded."""
+        weights = self._weights
+        q = sum((weights[s] for s in SUMS if not key >> s & 1), Fraction(0))
+        repeat = sum(q ** k for k in range(self.max_rerolls + 1))
+        outcomes = [(MUST_PASS, float(q ** (self.max_rerolls + 1)))] if q > 0 else []
+        outcomes += [(s, float(weights[s] * repeat)) for s in SUMS if key >> s & 1]
+        return outcomes
+
+    def apply(self, state: TritocState, action: int) -> TritocState:
+        if type(action) is not int:
+            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+                raise self.illegal_action_error(state, action)
+            action = int(action)
+        roll = state.roll
+        if roll == PENDING:
+            if not (2 <= action <= 12 and self._targets(state, action)
+                    or action == MUST_PASS and self.playable(state) != ALL_PLAYABLE):
+                raise self.illegal_action_error(state, action)
+            return TritocState(state.white, state.black, state.white_fields,
+                               state.black_fields, state.to_move, action, state.passes,
+                               state.layout)
+        if roll == MUST_PASS and action == PASS:
+            passes = state.passes + 1
+            if passes == DRAW_PASSES:
+                return state._replace(to_move=1 - state.to_move, roll=NO_ROLL, passes=passes,
+                                      result=DRAW, gained=0)
+            return state._replace(to_move=1 - state.to_move, roll=PENDING, passes=passes,
+                                  gained=0)
+        if roll < 2 or not 0 <= action < 81 or not self._targets(state, roll) >> action & 1:
+            raise self.illegal_action_error(state, action)
+        bit = 1 << action
+        mover = state.to_move
+        white, black = state.white, state.black
+        white_fields, black_fields = state.white_fields, state.black_fields
+        gained = 0
+        result = ONGOING
+        if roll == 12 or roll == 2:
+            if (roll == 12) == (mover == WHITE):
+                black ^= bit
+            else:
+                white ^= bit
+        else:
+            own = (white if mover == WHITE else black) | bit
+            if any(own & m == m for m in HOLE_LINES[action]):
+                field = HOLE_FIELD[action]
+                gained = FIELD_POINTS
+                if mover == WHITE:
+                    white = own | FIELD_MASKS[field]
+                    black &= ~FIELD_MASKS[field]
+                    white_fields |= 1 << field
+                    fields = white_fields
+                else:
+                    black = own | FIELD_MASKS[field]
+                    white &= ~FIELD_MASKS[field]
+                    black_fields |= 1 << field
+                    fields = black_fields
+                if any(fields & m == m for m in FIELD_LINES_THROUGH[field]):
+                    gained += WIN_POINTS
+                    result = mover
+            elif mover == WHITE:
+                white = own
+            else:
+                black = own
+        return TritocState(white, black, white_fields, black_fields, 1 - mover,
+                           PENDING if result == ONGOING else NO_ROLL, 0, state.layout, result,
+                           gained)
+
+    def explain_illegal(self, state: TritocState, action: int) -> str:
+        roll, color = state.roll, COLOR_NAMES[state.to_move]
+        if roll == MUST_PASS:
+            return f"{color} must pass (no roll allowed an action); only action 81 is legal"
+        if action == PASS:
+            return f"passing is only allowed when no roll allows an action; the roll is {roll}"
+        bit = 1 << action
+        owner = ("White" if state.white & bit else "Black" if state.black & bit else None)
+        where = f"hole {hole_name(action)}"
+        if roll in (2, 12):
+            wanted = color if roll == 2 else COLOR_NAMES[1 - state.to_move]
+            if owner is None:
+                return f"{where} is empty; a {roll} removes a {wanted} stone"
+            if owner != wanted:
+                return f"{where} holds a {owner} stone; a {roll} removes a {wanted} stone"
+            return (f"{where} lies in field {HOLE_FIELD[action]}, which is conquered; stones "
+                    "in conquered fields cannot be removed")
+        number = state.layout.numbers[action]
+        if owner is not None:
+            return f"{where} is occupied by a {owner} stone"
+        return f"{where} has number {number}, but the roll is {roll}"
+
+    def returns(self, state: TritocState) -> tuple[float, float]:
+        if state.result in (ONGOING, DRAW):
+            return (0.0, 0.0)
+        return (1.0, -1.0) if state.result == WHITE else (-1.0, 1.0)
+
+    def rewards(self, state: TritocState) -> tuple[float, float]:
+        """``win_loss``: the final result; ``points``: what the last move earned its mover."""
+        if self.reward == "win_loss":
+            return self.returns(state)
+        if not state.gained:
+            return (0.0, 0.0)
+        # the move that produced ``state`` was made by the player not to move now
+        return (0.0, float(state.gained)) if state.to_move == WHITE \
+            else (float(state.gained), 0.0)
+
+    def scores(self, state: TritocState) -> tuple[int, int]:
+        """Points of White and Black: 1 per conquered field, 5 for winning."""
+        return (state.white_fields.bit_count() + WIN_POINTS * (state.result == WHITE),
+                state.black_fields.bit_count() + WIN_POINTS * (state.result == BLACK))
+
+    # ----- views ---------------------------------------------------------------------
+    def observation(self, state: TritocState, player: int) -> np.ndarray:
+        if player == WHITE:
+            mine, theirs = state.white, state.black
+            my_fields, their_fields = state.white_fields, state.black_fields
+        else:
+            mine, theirs = state.black, state.white
+            my_fields, their_fields = state.black_fields, state.white_fields
+        obs = state.layout.base.copy()
+        bits = _bits(mine, theirs)
+        obs[:, 0] = bits[:81]
+        obs[:, 1] = bits[88:169]
+        if my_fields:
+            obs[:, 11] = _FIELD_PLANES[my_fields]
+        if their_fields:
+            obs[:, 12] = _FIELD_PLANES[their_fields]
+        if state.roll >= 2:
+            obs[:, 11 + state.roll] = 1
+        return obs.reshape(9, 9, 24)
+
+    def action_to_string(self, state: TritocState, action: int) -> str:
+        if action == PASS:
+            return "pass"
+        if not 0 <= action < 81:
+            return f"out-of-range action {action}"
+        roll = state.roll
+        if roll == 12:
+            return f"remove the {COLOR_NAMES[1 - state.to_move]} stone at {hole_name(action)}"
+        if roll == 2:
+            return f"remove the {COLOR_NAMES[state.to_move]} stone at {hole_name(action)}"
+        return (f"place a {COLOR_NAMES[state.to_move]} stone at {hole_name(action)} "
+                f"(number {state.layout.numbers[action]})")
+
+    def _cell(self, state: TritocState, h: int, empty: str) -> str:
+        return "W" if state.white >> h & 1 else "B" if state.black >> h & 1 else empty
+
+    def to_notation(self, state: TritocState) -> str:
+        rows = "/".join("".join(self._cell(state, r * 9 + c, ".") for c in range(9))
+                        for r in range(9))
+        roll = {NO_ROLL: "-", PENDING: "?", MUST_PASS: "p"}.get(state.roll, str(state.roll))
+        text = f"{rows} {'wb'[state.to_move]} {roll} {state.passes}"
+        if state.layout != ORDERED:
+            text += f" {state.layout.text}"
+        return text
+
+    def from_notation(self, text: str) -> TritocState:
+        """Parse ``<rows> <w|b> <roll> <passes> [<layout>]``.
+
+        ``<roll>``: ``2``-``12``, ``p`` (must pass), ``?`` (dice not rolled yet: a chance
+        node) or ``-`` (the game is over). Without ``<layout>`` the layout is ``ordered``.
+        """
+        def fail(why: str) -> ValueError:
+            return ValueError(f"Tritoc position {text!r}: {why}")
+
+        fields = text.split(" ") if isinstance(text, str) else []
+        if len(fields) not in (4, 5):
+            raise fail("expected '<rows> <w|b> <roll> <passes> [<layout>]', e.g. "
+                       "'" + "/".join(["." * 9] * 9) + " w ? 0'")
+        board, side, roll_text, passes_text = fields[:4]
+        rows = board.split("/")
+        if len(rows) != 9:
+            raise fail(f"board {board!r} has {len(rows)} rows; it must be 9 rows of 9 "
+                       "characters separated by '/'")
+        for r, row in enumerate(rows):
+            if len(row) != 9:
+                raise fail(f"row {r} {row!r} has {len(row)} characters; each row has 9")
+        white = black = 0
+        for r, row in enumerate(rows):
+            for c, ch in enumerate(row):
+                if ch == "W":
+                    white |= 1 << (r * 9 + c)
+                elif ch == "B":
+                    black |= 1 << (r * 9 + c)
+                elif ch != ".":
+                    raise fail(f"hole {hole_name(r * 9 + c)} holds {ch!r}; use 'W', 'B' or '.'")
+        if side not in ("w", "b"):
+            raise fail(f"side to move {side!r} must be 'w' or 'b'")
+        to_move = "wb".index(side)
+        specials = {"-": NO_ROLL, "?": PENDING, "p": MUST_PASS}
+        if roll_text in specials:
+            roll = specials[roll_text]
+        elif roll_text in tuple(map(str, SUMS)):
+            roll = int(roll_text)
+        else:
+            raise fail(f"roll {roll_text!r} must be a sum 2-12, 'p' (must pass), '?' (not "
+                       "rolled yet) or '-' (game over)")
+        if passes_text not in ("0", "1", "2", "3", "4"):
+            raise fail(f"passes {passes_text!r} must be 0-4 (consecutive passes so far)")
+        passes = int(passes_text)
+        layout = ORDERED
+        if len(fields) == 5:
+            code = fields[4]
+            if len(code) != 81 or any(ch not in LAYOUT_CHARS for ch in code):
+                raise fail(f"layout {code!r} must be 81 characters '3'-'9', 'a' (10), 'b' (11)")
+            numbers = check_layout([LAYOUT_CHARS.index(ch) + 3 for ch in code],
+                                   f"Tritoc position {text!r}: layout")
+            layout = MAGIC if numbers == MAGIC.numbers else Layout(numbers)
+        conquered = [0, 0]
+        for f, mask in enumerate(FIELD_MASKS):
+            lines = [any(stones & line == line for line in HOLE_LINE_MASKS[f])
+                     for stones in (white, black)]
+            if all(lines):
+                raise fail(f"field {f} holds a White and a Black line; the first line "
+                           "conquers a field")
+            for color, stones in ((WHITE, white), (BLACK, black)):
+                if lines[color]:
+                    if stones & mask != mask:
+                        raise fail(f"field {f} holds a {COLOR_NAMES[color]} line but is not "
+                                   f"filled with {COLOR_NAMES[color]} stones; a conquered "
+                                   "field is full")
+                    conquered[color] |= 1 << f
+        winners = [_has_field_line(fm) for fm in conquered]
+        state = TritocState(white, black, conquered[WHITE], conquered[BLACK], to_move, roll,
+                            passes, layout)
+        if all(winners):
+            raise fail("both players have three conquered fields in a row; the first such "
+                       "line ends the game")
+        if any(winners):
+            winner = winners.index(True)
+            if winner == to_move:
+                raise fail(f"{COLOR_NAMES[winner]}, to move, already has three conquered "
+                           "fields in a row (the winner made the last move)")
+            if roll != NO_ROLL or passes:
+                raise fail(f"{COLOR_NAMES[winner]} has won (three conquered fields in a row): "
+                           "the roll must be '-' and the passes 0")
+            return state._replace(result=winner)
+        if passes == DRAW_PASSES:
+            if roll != NO_ROLL:
+                raise fail("4 consecutive passes end the game: the roll must be '-'")
+            return state._replace(result=DRAW)
+        if roll == NO_ROLL:
+            raise fail("roll '-' marks a finished game, but nobody has won and there were "
+                       "fewer than 4 consecutive passes")
+        key = self.playable(state)
+        if roll >= 2 and not key >> roll & 1:
+            raise fail(f"roll {roll} is impossible: it allows {COLOR_NAMES[to_move]} no "
+                       "action, so the dice would have been rolled again")
+        if roll == MUST_PASS and key == ALL_PLAYABLE:
+            raise fail(f"roll 'p' is impossible: every roll allows {COLOR_NAMES[to_move]} "
+                       "an action")
+        return state
+
+    def _status(self, state: TritocState) -> str:
+        color = COLOR_NAMES[state.to_move]
+        if state.result == DRAW:
+            return "Draw (four consecutive passes)"
+        if state.result != ONGOING:
+            return f"{COLOR_NAMES[state.result]} wins (three conquered fields in a row)"
+        if state.roll == PENDING:
+            return f"{color} to roll"
+        if state.roll == MUST_PASS:
+            return f"{color} must pass (no roll allowed an action)"
+        if state.roll == 12:
+            return f"{color} rolled 12: remove a {COLOR_NAMES[1 - state.to_move]} stone"
+        if state.roll == 2:
+            return f"{color} rolled 2: remove a {color} stone"
+        return f"{color} rolled {state.roll}: place on an empty {state.roll}"
+
+    def render_text(self, state: TritocState) -> str:
+        numbers = state.layout.numbers
+        lines = ["    " + "  ".join("".join(f"{c:>3}" for c in range(b, b + 3))
+                               for b in (0, 3, 6)),
+                 "   ┌" + "┬".join(["─" * 10] * 3) + "┐"]
+        for r in range(9):
+            if r and r % 3 == 0:
+                lines.append("   ├" + "┼".join(["─" * 10] * 3) + "┤")
+            blocks = ("".join(f"{self._cell(state, r * 9 + c, str(numbers[r * 9 + c])):>3}"
+                              for c in range(b, b + 3)) + " " for b in (0, 3, 6))
+            lines.append(f"{r:>2} │" + "│".join(blocks) + "│")
+        lines.append("   └" + "┴".join(["─" * 10] * 3) + "┘")
+        white, black = self.scores(state)
+        lines.append(f"W = White (player_0) {white} pts, B = Black (player_1) {black} pts; "
+                     f"passes {state.passes}")
+        lines.append(self._status(state))
+        return "\n".join(lines)
+
+    def picture_size(self, state: TritocState) -> tuple[int, int]:
+        return (460, 510)
+
+    def draw(self, state: TritocState, canvas: Canvas) -> None:
+        canvas.fill(BACKGROUND)
+        margin, cell = 14.0, (canvas.width - 28.0) / 9
+        tint = ((250, 236, 200), (150, 140, 125))
+        for f in range(9):
+            for color, fields in ((WHITE, state.white_fields), (BLACK, state.black_fields)):
+                if fields >> f & 1:
+                    canvas.rect(margin + f % 3 * 3 * cell, margin + f // 3 * 3 * cell,
+                                3 * cell, 3 * cell, tint[color])
+        for k in range(10):
+            width = 4 if k % 3 == 0 else 1
+            pos = margin + k * cell
+            canvas.line((margin, pos), (margin + 9 * cell, pos), INK, width)
+            canvas.line((pos, margin), (pos, margin + 9 * cell), INK, width)
+        targets = self._targets(state, state.roll) if state.roll >= 2 else 0
+        for h in range(81):
+            cx, cy = margin + (h % 9 + 0.5) * cell, margin + (h // 9 + 0.5) * cell
+            if targets >> h & 1:        # where the roll lets the player act
+                canvas.circle(cx, cy, cell * 0.46, HIGHLIGHT, width=3)
+            if state.white >> h & 1:
+                draw_stone(canvas, cx, cy, cell * 0.38, WHITE_STONE)
+            elif state.black >> h & 1:
+                draw_stone(canvas, cx, cy, cell * 0.38, BLACK_STONE)
+            else:
+                canvas.circle(cx, cy, cell * 0.36, INK, width=1)
+                canvas.text(str(state.layout.numbers[h]), cx, cy, int(cell * 0.45), INK)
+        y = margin + 9 * cell + (canvas.height - margin - 9 * cell) / 2
+        if state.result == ONGOING:
+            draw_stone(canvas, margin + 12, y, 10, (WHITE_STONE, BLACK_STONE)[state.to_move])
+        canvas.text(self._status(state), canvas.width / 2 + 10, y, 22, INK)
