@@ -206,10 +206,13 @@ class Game(ABC, Generic[S]):
 def resolve_chance(game: Game[S], state: S, rng: np.random.Generator) -> S:
     """Apply chance outcomes drawn from ``rng`` until a player is to act or the game ends."""
     while game.current_player(state) == CHANCE:
+        outcomes = game.chance_outcomes(state)
+        chosen = outcomes[-1][0]
         u = rng.random()
-        for outcome, probability in game.chance_outcomes(state):
+        for outcome, probability in outcomes:
             u -= probability
             if u < 0:
+                chosen = outcome
                 break
-        state = game.apply(state, outcome)
+        state = game.apply(state, chosen)
     return state
