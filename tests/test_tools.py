@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tris_envs.agents import Agent, GreedyAgent, RandomAgent, make_agent, play_game
+from tris_envs.agents import Agent, GreedyAgent, RandomAgent, make_agent
 from tris_envs.cli import main
 from tris_envs.core import TERMINAL
 from tris_envs.demo import main as demo
+from tris_envs.evaluation import play_match, play_recorded
 from tris_envs.games.tant_fant import TantFant
 from tris_envs.games.tris1 import Tris1
 
@@ -30,18 +31,12 @@ def test_greedy_blocks_the_only_threat():
 
 def test_greedy_beats_random_and_play_is_reproducible():
     game = TantFant()
-    scores = []
-    for i in range(60):
-        rng = np.random.default_rng(i)
-        seats = [RandomAgent(rng), RandomAgent(rng)]
-        seats[i % 2] = GreedyAgent(rng)
-        final, history = play_game(game, seats, rng)
-        scores.append(game.returns(final)[i % 2])
-        assert history[-1] is final
-    assert np.mean(scores) > 0.6
-    a = play_game(game, [RandomAgent(np.random.default_rng(5))] * 2, np.random.default_rng(5))
-    b = play_game(game, [RandomAgent(np.random.default_rng(5))] * 2, np.random.default_rng(5))
-    assert a[0] == b[0]
+    result = play_match(game, "greedy", "random", n_games=60, seed=0)
+    assert result.score > 0.8
+    assert result.by_seat[0][2] + result.by_seat[1][2] < 10
+    a, b = (play_recorded(game, [RandomAgent(np.random.default_rng(5))] * 2,
+                          np.random.default_rng(5)) for _ in range(2))
+    assert a.moves == b.moves and a.positions == b.positions
 
 
 def test_make_agent():
@@ -56,7 +51,7 @@ def test_demo_prints_a_game_and_a_match(capsys):
     out = capsys.readouterr().out
     assert "Tant Fant: greedy (White) against random (Black)" in out
     assert " 1. White " in out
-    assert "greedy vs random over 6 games" in out
+    assert "greedy vs random: +" in out and "in 6 games" in out
 
 
 def test_benchmark_report(capsys):

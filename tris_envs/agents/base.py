@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from tris_envs.core.game import TERMINAL, Game, resolve_chance
+from tris_envs.core.game import Game
 
 
 @runtime_checkable
@@ -26,30 +25,50 @@ class Agent(Protocol):
         ...
 
 
+AGENT_SPECS = ("random", "greedy", "mcts", "mcts:<simulations>", "mcts:<seconds>s", "solver")
+"""The forms :func:`make_agent` accepts."""
+
+
 def make_agent(spec: str, rng: np.random.Generator | None = None) -> Agent:
-    """An agent from its name: ``"random"`` or ``"greedy"``."""
-    from tris_envs.agents.scripted import GreedyAgent, RandomAgent
+    """An agent from its spec string.
 
-    factories = {"random": RandomAgent, "greedy": GreedyAgent}
-    if spec not in factories:
-        raise ValueError(f"unknown agent {spec!r}; choose one of {sorted(factories)}")
-    return factories[spec](rng)
+    Specs: ``"random"``, ``"greedy"``, ``"mcts"`` (1000 simulations per move),
+    ``"mcts:<simulations>"`` (e.g. ``"mcts:300"``), ``"mcts:<seconds>s"`` (a time budget
+    per move, e.g. ``"mcts:0.5s"``), ``"solver"`` (perfect play where an exact solver
+    exists).
 
-
-def play_game(game: Game, agents: Sequence[Agent], rng: np.random.Generator,
-              max_moves: int | None = None) -> tuple[Any, list[Any]]:
-    """Play one game; ``agents[i]`` plays seat ``i``; chance is drawn from ``rng``.
-
-    Returns the final state and every state a player acted in, followed by the final one.
-    Stops after ``max_moves`` plies (default: the game's own limit).
+    Raises:
+        ValueError: a spec not of these forms, listing the allowed ones.
     """
-    limit = game.info.max_moves if max_moves is None else max_moves
-    state = resolve_chance(game, game.initial_state(rng), rng)
-    history = [state]
-    for _ in range(limit):
-        player = game.current_player(state)
-        if player == TERMINAL:
-            break
-        state = resolve_chance(game, game.apply(state, agents[player].act(game, state)), rng)
-        history.append(state)
-    return state, history
+    from tris_envs.agents.mcts import MCTSAgent
+    from tris_envs.agents.scripted import GreedyAgent, RandomAgent
+    from tris_envs.agents.solver_agent import SolverAgent
+
+    simple = {"random": RandomAgent, "greedy": GreedyAgent, "solver": SolverAgent,
+              "mcts": MCTSAgent}
+    if isinstance(spec, str):
+        if spec in simple:
+            return simple[spec](rng=rng)
+        if spec.startswith("ppo:"):
+            raise ValueError(f"agent {spec!r}: ppo agents are not available until training "
+                             "lands")
+        name, _, limit = spec.partition(":")
+        if name == "mcts" and limit.isdigit() and int(limit) > 0:
+            return MCTSAgent(simulations=int(limit), rng=rng)
+        seconds = _seconds(limit) if name == "mcts" else None
+        if seconds is not None:
+            return MCTSAgent(simulations=None, time_budget=seconds, rng=rng)
+    allowed = ", ".join(repr(s) for s in AGENT_SPECS)
+    raise ValueError(f"unknown agent spec {spec!r}; allowed: {allowed} "
+                     "(e.g. 'mcts:1000', 'mcts:0.5s')")
+
+
+def _seconds(text: str) -> float | None:
+    """``"0.5s"`` -> 0.5; ``None`` unless a positive finite number followed by ``s``."""
+    if not text.endswith("s"):
+        return None
+    try:
+        seconds = float(text[:-1])
+    except ValueError:
+        return None
+    return seconds if 0 < seconds < float("inf") else None

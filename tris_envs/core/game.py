@@ -203,16 +203,17 @@ class Game(ABC, Generic[S]):
         return f"{type(self).__name__}({opts})"
 
 
+def sample_outcome(outcomes: Sequence[tuple[int, float]], u: float) -> int:
+    """The chance outcome that a uniform draw ``u`` in [0, 1) selects (inverse CDF)."""
+    for outcome, probability in outcomes:
+        u -= probability
+        if u < 0:
+            return outcome
+    return outcomes[-1][0]
+
+
 def resolve_chance(game: Game[S], state: S, rng: np.random.Generator) -> S:
     """Apply chance outcomes drawn from ``rng`` until a player is to act or the game ends."""
     while game.current_player(state) == CHANCE:
-        outcomes = game.chance_outcomes(state)
-        chosen = outcomes[-1][0]
-        u = rng.random()
-        for outcome, probability in outcomes:
-            u -= probability
-            if u < 0:
-                chosen = outcome
-                break
-        state = game.apply(state, chosen)
+        state = game.apply(state, sample_outcome(game.chance_outcomes(state), rng.random()))
     return state

@@ -1,0 +1,354 @@
+"""Monte Carlo tree search (UCT) with chance nodes and proven values (MCTS-Solver).
+
+Each simulation descends the tree from the root:
+
+* a player node with untried actions expands one of them, drawn at random; once all are
+  expanded, UCT picks the child maximising ``mean + c * sqrt(ln N / n)``, the mean taken
+  from the view of the node's mover (the player who moved into the child), skipping
+  children proven lost for the mover;
+* at a chance node, an outcome is drawn with its probability; its child is created the
+  first time that outcome is drawn.
+
+A new node is evaluated by a random rollout (uniformly random legal actions, chance
+outcomes drawn with their probabilities, at most ``game.info.max_moves`` player plies; a
+rollout that reaches the limit counts as a draw, as truncation does in the environments)
+and the game's returns are added along the path, each node taking the return of its
+*owner*: the player who moved into it (``current_player`` of its parent, so a player who
+moves twice in a row is handled like any other move; a chance outcome's child inherits the
+owner of its chance node; the root's owner is its own mover).
+
+Proven values (MCTS-Solver) are backed up from terminal nodes: a player node is proven won
+for its mover as soon as one child is proven won for that mover, and proven once every
+action is expanded and proven (its value is then the mover's best); a chance node is proven
+only when every outcome is expanded and proven with the same value. A simulation that
+reaches a proven node adds that node's proven result instead of a rollout. The search ends
+early when the root is proven; the agent then plays the shortest proven win (or the longest
+proven loss), so a proven win is played at once.
+
+Each move searches a fresh tree (no transpositions, no reuse between moves). Random
+numbers come from the injected generator in batches of uniforms, which keeps the rollout
+loop free of per-call generator overhead.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from bisect import bisect_right
+from itertools import accumulate
+from typing import Any
+
+import numpy as np
+
+from tris_envs.core.game import CHANCE, TERMINAL, Game
+
+_UNIFORM_BATCH = 4096
+# backed-up returns of a proven value v for owner o: _PROVEN_RETURNS[o][v]
+_PROVEN_RETURNS = (
+    {1: (1.0, -1.0), 0: (0.0, 0.0), -1: (-1.0, 1.0)},
+    {1: (-1.0, 1.0), 0: (0.0, 0.0), -1: (1.0, -1.0)},
+)
+_DRAW = (0.0, 0.0)
+
+
+class MCTSNode:
+    """One node of the search tree.
+
+    Attributes:
+        state: The game state of this node.
+        action: The action (or chance outcome) that led here from the parent; ``None`` at
+            the root.
+        owner: The player whose view ``total`` and ``proven`` take: the player who moved
+            into this node (the root's owner is its own mover).
+        player: ``game.current_player(state)``.
+        children: Player node: the expanded children in expansion order. Chance node: one
+            slot per outcome (``None`` until that outcome is first drawn).
+        untried: Player node: the legal actions not expanded yet.
+        outcomes: Chance node: the outcomes, in ``game.chance_outcomes`` order.
+        cumulative: Chance node: the cumulative outcome probabilities.
+        visits: Simulations through this node.
+        total: Sum of the owner's returns over those simulations.
+        proven: ``None`` while unknown, else the proven result for the owner (+1, 0, -1).
+        depth: Plies of the proof below a proven node (0 at a terminal state).
+    """
+
+    __slots__ = ("state", "action", "owner", "player", "children", "untried", "outcomes",
+                 "cumulative", "visits", "total", "proven", "depth")
+
+    def __init__(self, game: Game, state: Any, action: int | None, owner: int) -> None:
+        self.state = state
+        self.action = action
+        self.owner = owner
+        self.player = player = game.current_player(state)
+        self.visits = 0
+        self.total = 0.0
+        self.proven: int | None = None
+        self.depth = 0
+        self.children: list[Any] = []
+        self.untried: list[int] = []
+        self.outcomes: list[int] = []
+        self.cumulative: list[float] = []
+        if player >= 0:
+            self.untried = list(game.legal_actions(state))
+        elif player == CHANCE:
+            outcomes = game.chance_outcomes(state)
+            self.outcomes = [o for o, _ in outcomes]
+            self.cumulative = list(accumulate(p for _, p in outcomes))
+            self.children = [None] * len(outcomes)
+        else:
+            r = game.returns(state)[owner]
+            self.proven = (r > 0) - (r < 0)
+
+    @property
+    def value(self) -> float:
+        """Mean return for the owner (0 before any visit)."""
+        return self.total / self.visits if self.visits else 0.0
+
+    def __repr__(self) -> str:
+        return (f"MCTSNode(action={self.action}, owner={self.owner}, visits={self.visits}, "
+                f"value={self.value:+.3f}, proven={self.proven})")
+
+
+class MCTSAgent:
+    """UCT with random rollouts, chance nodes and proven wins / losses.
+
+    Args:
+        simulations: Simulations per move (``None``: no limit; then ``time_budget`` is
+            required). The search stops earlier when the root is proven.
+        time_budget: Seconds per move (``None``: no limit; at least one simulation runs).
+            With both limits, the first reached stops the search. A time budget makes play
+            depend on machine speed.
+        exploration: The UCT constant ``c`` (returns lie in [-1, 1]).
+        rng: Generator for expansion order, rollouts and chance outcomes; with a fixed
+            seed and a simulation limit the agent plays reproducibly.
+
+    Attributes:
+        name: ``"mcts:<simulations>"``, or ``"mcts:<seconds>s"`` with a time budget: the
+            spec :func:`~tris_envs.agents.make_agent` builds this agent from.
+        last_simulations: Simulations run by the latest search.
+
+    Raises:
+        ValueError: a limit that is not positive, or neither limit given.
+    """
+
+    def __init__(self, simulations: int | None = 1000, time_budget: float | None = None,
+                 exploration: float = 1.4, rng: np.random.Generator | None = None) -> None:
+        if simulations is None and time_budget is None:
+            raise ValueError("MCTSAgent needs a limit: simulations, time_budget or both")
+        if simulations is not None and (isinstance(simulations, bool)
+                                        or not isinstance(simulations, (int, np.integer))
+                                        or simulations < 1):
+            raise ValueError(f"simulations={simulations!r} must be a positive integer")
+        if time_budget is not None and not (isinstance(time_budget, (int, float))
+                                            and time_budget > 0):
+            raise ValueError(f"time_budget={time_budget!r} must be a positive number of "
+                             "seconds")
+        if not (isinstance(exploration, (int, float)) and exploration >= 0):
+            raise ValueError(f"exploration={exploration!r} must be a number >= 0")
+        self.simulations = None if simulations is None else int(simulations)
+        self.time_budget = None if time_budget is None else float(time_budget)
+        self.exploration = float(exploration)
+        self.rng = rng if rng is not None else np.random.default_rng()
+        self.name = (f"mcts:{self.simulations}" if time_budget is None
+                     else f"mcts:{self.time_budget:g}s")
+        self.last_simulations = 0
+        self._game: Game | None = None
+        self._rollout_plies = 0
+        self._uniforms: list[float] = []
+        self._next = 0
+
+    # ----- public --------------------------------------------------------------------
+    def act(self, game: Game, state: Any) -> int:
+        """The move chosen by a search from ``state`` (a single legal move is played at once).
+
+        Raises:
+            ValueError: ``state`` is terminal or a chance node.
+        """
+        legal = game.legal_actions(state)
+        if len(legal) == 1:
+            return int(legal[0])
+        return self.best_action(self.search(game, state))
+
+    def search(self, game: Game, state: Any) -> MCTSNode:
+        """Run the search from ``state`` and return the root of its tree.
+
+        Raises:
+            ValueError: ``state`` is terminal or a chance node.
+        """
+        player = game.current_player(state)
+        if player < 0:
+            what = "is over" if player == TERMINAL else "is at a chance node"
+            raise ValueError(f"MCTS: no player to move, the game {what}: "
+                             f"{game.to_notation(state)!r}")
+        self._game = game
+        self._rollout_plies = game.info.max_moves
+        root = MCTSNode(game, state, None, player)
+        simulate = self._simulate
+        limit = self.simulations
+        deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
+        count = 0
+        while root.proven is None:
+            if limit is not None and count >= limit:
+                break
+            if deadline is not None and count and time.perf_counter() >= deadline:
+                break
+            simulate(root)
+            count += 1
+        self.last_simulations = count
+        self._game = None
+        return root
+
+    @staticmethod
+    def best_action(root: MCTSNode) -> int:
+        """The move to play from a searched root.
+
+        Proven root: the shortest proven win, else (a proven draw) the most visited
+        drawing move, else (a proven loss) the longest proven loss. Otherwise the most
+        visited move not proven lost (ties: the higher mean), as long as there is one.
+        """
+        children = root.children
+        if root.proven == 1:
+            return min((c for c in children if c.proven == 1), key=lambda c: c.depth).action
+        if root.proven == -1:
+            return max(children, key=lambda c: c.depth).action
+        if root.proven == 0:
+            children = [c for c in children if c.proven == 0]
+        else:
+            alive = [c for c in children if c.proven != -1]
+            children = alive or children
+        return max(children, key=lambda c: (c.visits, c.value)).action
+
+    # ----- search --------------------------------------------------------------------
+    def _uniform(self) -> float:
+        if self._next >= len(self._uniforms):
+            self._uniforms = self.rng.random(_UNIFORM_BATCH).tolist()
+            self._next = 0
+        u = self._uniforms[self._next]
+        self._next += 1
+        return u
+
+    def _simulate(self, root: MCTSNode) -> None:
+        game = self._game
+        node = root
+        path = [root]
+        while True:
+            if node.proven is not None:
+                ret = _PROVEN_RETURNS[node.owner][node.proven]
+                break
+            children = node.children
+            if node.player == CHANCE:
+                cumulative = node.cumulative
+                i = min(bisect_right(cumulative, self._uniform() * cumulative[-1]),
+                        len(children) - 1)
+                child = children[i]
+                if child is None:
+                    outcome = node.outcomes[i]
+                    child = children[i] = MCTSNode(game, game.apply(node.state, outcome),
+                                                   outcome, node.owner)
+                    path.append(child)
+                    ret = self._evaluate(child)
+                    break
+                node = child
+                path.append(node)
+                continue
+            untried = node.untried
+            if untried:
+                j = int(self._uniform() * len(untried))
+                action = untried[j]
+                untried[j] = untried[-1]
+                untried.pop()
+                child = MCTSNode(game, game.apply(node.state, action), action, node.player)
+                children.append(child)
+                path.append(child)
+                ret = self._evaluate(child)
+                break
+            node = self._select(node)
+            path.append(node)
+        for n in path:
+            n.visits += 1
+            n.total += ret[n.owner]
+        if path[-1].proven is not None:
+            for n in reversed(path[:-1]):
+                if not self._prove(n):
+                    break
+
+    def _select(self, node: MCTSNode) -> MCTSNode:
+        """UCT choice among the children of an expanded player node."""
+        c = self.exploration * math.sqrt(math.log(node.visits))
+        sqrt = math.sqrt
+        best = None
+        best_score = -math.inf
+        for child in node.children:
+            if child.proven == -1:
+                continue
+            visits = child.visits
+            score = child.total / visits + c / sqrt(visits)
+            if score > best_score:
+                best, best_score = child, score
+        return best
+
+    def _prove(self, node: MCTSNode) -> bool:
+        """Mark ``node`` proven if its children now prove it; whether it is proven."""
+        children = node.children
+        if node.player == CHANCE:
+            first = children[0]
+            if first is None or first.proven is None:
+                return False
+            value = first.proven
+            for child in children:
+                if child is None or child.proven != value:
+                    return False
+            node.proven = value
+            node.depth = 1 + max(child.depth for child in children)
+            return True
+        sign = 1 if node.owner == node.player else -1
+        wins = [child.depth for child in children if child.proven == 1]
+        if wins:
+            node.proven = sign
+            node.depth = 1 + min(wins)
+            return True
+        if node.untried or any(child.proven is None for child in children):
+            return False
+        best = max(child.proven for child in children)
+        node.proven = sign * best
+        node.depth = 1 + max(child.depth for child in children) if best == -1 else 0
+        return True
+
+    def _evaluate(self, node: MCTSNode) -> tuple[float, float]:
+        """Returns of a random rollout from a new node (its own returns when terminal)."""
+        game = self._game
+        state = node.state
+        if node.player == TERMINAL:
+            return game.returns(state)
+        current_player = game.current_player
+        legal_actions = game.legal_actions
+        apply = game.apply
+        uniforms = self._uniforms
+        i = self._next
+        n = len(uniforms)
+        plies = self._rollout_plies
+        while True:
+            player = current_player(state)
+            if player == TERMINAL:
+                self._next = i
+                return game.returns(state)
+            if i >= n:
+                uniforms = self._uniforms = self.rng.random(_UNIFORM_BATCH).tolist()
+                i = 0
+                n = _UNIFORM_BATCH
+            u = uniforms[i]
+            i += 1
+            if player >= 0:
+                if plies == 0:
+                    self._next = i
+                    return _DRAW
+                plies -= 1
+                legal = legal_actions(state)
+                state = apply(state, legal[int(u * len(legal))])
+            else:
+                outcomes = game.chance_outcomes(state)
+                k, last = 0, len(outcomes) - 1
+                while k < last and u >= outcomes[k][1]:
+                    u -= outcomes[k][1]
+                    k += 1
+                state = apply(state, outcomes[k][0])

@@ -1,0 +1,331 @@
+"""Matches and round-robin tournaments between agents, optionally over processes.
+
+Agents are given as *sources*: a spec string for :func:`~tris_envs.agents.make_agent`
+(``"mcts:300"``) or a picklable factory called as ``factory(rng=generator)`` that returns an
+agent (an agent class, a module-level function, or a ``functools.partial`` such as
+``partial(MCTSAgent, 200, exploration=1.0)``). Every game builds fresh agents from their
+sources with its own generators, so a game depends only on the match seed and its index,
+never on which process plays it or in what order: results are identical for any
+``processes``.
+
+Seeding: game ``k`` of :func:`play_match` uses ``SeedSequence(seed, spawn_key=(k,))``;
+pair ``(i, j)`` of :func:`round_robin` uses ``spawn_key=(i, j, k)``. Each game's sequence
+spawns three generators: chance (setup and dice), the first agent, the second agent.
+Agent ``a`` (or ``i``) takes seat ``k % 2``: seats alternate, ``a`` first in even games.
+
+With ``processes > 1`` the games run in a ``multiprocessing`` pool of the ``spawn``
+start method; the game and the sources must be picklable, and a script using it needs the
+usual ``if __name__ == "__main__":`` guard.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tris_envs.agents.base import Agent, make_agent
+from tris_envs.core.game import Game
+from tris_envs.evaluation.ratings import elo_difference, ml_elo, score_rate, wilson_interval
+from tris_envs.evaluation.records import GameRecord, play_recorded
+
+AgentSource = str | Callable[..., Agent]
+"""A spec string for :func:`make_agent` or a picklable factory ``factory(rng=...) -> Agent``."""
+
+
+@dataclass
+class MatchResult:
+    """Result of agent ``a`` against agent ``b``.
+
+    Attributes:
+        names: The agents' names ``(a, b)``.
+        by_seat: ``by_seat[s] = (wins, draws, losses)`` of ``a`` in the games ``a`` played
+            in seat ``s`` (seat 0 moves first).
+        truncated: Games stopped at the ply limit (counted as draws).
+        records: Every game's record when asked for (``keep_records=True``), in order.
+    """
+
+    names: tuple[str, str]
+    by_seat: tuple[tuple[int, int, int], tuple[int, int, int]]
+    truncated: int = 0
+    records: list[GameRecord] = field(default_factory=list)
+
+    @property
+    def n_games(self) -> int:
+        """Games played."""
+        return sum(map(sum, self.by_seat))
+
+    @property
+    def wins(self) -> int:
+        """Wins of ``a``."""
+        return self.by_seat[0][0] + self.by_seat[1][0]
+
+    @property
+    def draws(self) -> int:
+        """Draws (truncated games included)."""
+        return self.by_seat[0][1] + self.by_seat[1][1]
+
+    @property
+    def losses(self) -> int:
+        """Losses of ``a``."""
+        return self.by_seat[0][2] + self.by_seat[1][2]
+
+    @property
+    def points(self) -> float:
+        """Points of ``a``: wins plus half the draws."""
+        return self.wins + 0.5 * self.draws
+
+    @property
+    def score(self) -> float:
+        """Score rate of ``a`` (draws count 0.5)."""
+        return score_rate(self.wins, self.draws, self.losses)
+
+    @property
+    def score_interval(self) -> tuple[float, float]:
+        """95% Wilson interval of :attr:`score`."""
+        return wilson_interval(self.score, self.n_games)
+
+    @property
+    def elo(self) -> float:
+        """Elo of ``a`` minus ``b`` (a 0% / 100% score clamped by half a game)."""
+        return elo_difference(self.wins, self.draws, self.losses)[0]
+
+    @property
+    def elo_interval(self) -> tuple[float, float]:
+        """95% interval of :attr:`elo` (infinite on the open side of a 0% / 100% score)."""
+        _, low, high = elo_difference(self.wins, self.draws, self.losses)
+        return low, high
+
+    def __str__(self) -> str:
+        low, high = self.score_interval
+        elo_low, elo_high = self.elo_interval
+        seats = ", ".join(f"seat {s}: +{w} ={d} -{lo}" for s, (w, d, lo) in enumerate(self.by_seat))
+        return (f"{self.names[0]} vs {self.names[1]}: +{self.wins} ={self.draws} "
+                f"-{self.losses} in {self.n_games} games ({seats}); score "
+                f"{self.score:.1%} [{low:.1%}, {high:.1%}]; Elo {_elo_text(self.elo)} "
+                f"[{_elo_text(elo_low)}, {_elo_text(elo_high)}]")
+
+
+def play_match(game: Game, a: AgentSource, b: AgentSource, n_games: int, seed: int,
+               processes: int = 1, keep_records: bool = False) -> MatchResult:
+    """Play ``n_games`` between ``a`` and ``b``, seats alternating (``a`` first in game 0).
+
+    Args:
+        game: The rules core (its options fixed).
+        a: The agent whose results are reported.
+        b: The opponent.
+        n_games: Games to play (at least 1).
+        seed: Non-negative integer; the same seed gives the same games for any
+            ``processes``.
+        processes: Worker processes (1: play in this process).
+        keep_records: Keep every game's record in ``result.records``.
+
+    Raises:
+        ValueError: bad counts, seed or agent spec.
+    """
+    _check_counts(n_games, seed, processes)
+    sources = [a, b]
+    names = _names(sources)
+    tasks = [(0, 1, k, (k,)) for k in range(n_games)]
+    results = _run(game, sources, names, tasks, seed, processes, keep_records)
+    return _tally(names[0], names[1], results, keep_records)
+
+
+@dataclass
+class RoundRobinTable:
+    """Every pair's match and the maximum-likelihood Elo ratings.
+
+    Attributes:
+        game: ``game.info.name``.
+        names: Agent labels in the order given (made unique with ``#2``, ``#3``, ...).
+        matches: ``matches[(i, j)]`` for ``i < j``: agent ``i`` (as ``a``) against ``j``.
+        ratings: Maximum-likelihood Elo per agent, mean 0 (see
+            :func:`~tris_envs.evaluation.ratings.ml_elo`; one virtual draw per pair).
+    """
+
+    game: str
+    names: list[str]
+    matches: dict[tuple[int, int], MatchResult]
+    ratings: np.ndarray
+
+    def points(self) -> np.ndarray:
+        """``points[i, j]``: points of agent ``i`` against ``j`` (draws 0.5)."""
+        k = len(self.names)
+        points = np.zeros((k, k))
+        for (i, j), match in self.matches.items():
+            points[i, j] = match.points
+            points[j, i] = match.n_games - match.points
+        return points
+
+    def games(self) -> np.ndarray:
+        """``games[i, j]``: games between agents ``i`` and ``j``."""
+        k = len(self.names)
+        games = np.zeros((k, k))
+        for (i, j), match in self.matches.items():
+            games[i, j] = games[j, i] = match.n_games
+        return games
+
+    def score_matrix(self) -> np.ndarray:
+        """``score[i, j]``: score rate of agent ``i`` against ``j``; NaN on the diagonal."""
+        games = self.games()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            score = self.points() / games
+        score[games == 0] = np.nan
+        return score
+
+    def to_markdown(self) -> str:
+        """The table: Elo, overall score, then the score of each row agent vs each column."""
+        score = self.score_matrix()
+        points, games = self.points(), self.games()
+        header = "| agent | Elo | score | " + " | ".join(self.names) + " |"
+        lines = [header, "|" + "---|" * (len(self.names) + 3)]
+        for i, name in enumerate(self.names):
+            total = points[i].sum() / games[i].sum()
+            cells = ["—" if np.isnan(v) else f"{v:.1%}" for v in score[i]]
+            lines.append(f"| {name} | {_elo_text(self.ratings[i])} | {total:.1%} | "
+                         + " | ".join(cells) + " |")
+        per_pair = sorted({m.n_games for m in self.matches.values()})
+        lines.append("")
+        lines.append(f"{self.game}: score of the row agent against the column agent (draws "
+                     f"count ½), {'/'.join(map(str, per_pair))} games per pair, seats "
+                     "alternating; Elo: maximum-likelihood over all games, mean 0.")
+        return "\n".join(lines)
+
+    def heatmap(self, path: str | Path) -> None:
+        """Save the score matrix as a heat-map PNG (needs matplotlib).
+
+        Raises:
+            ImportError: matplotlib is not installed.
+        """
+        try:
+            from matplotlib.figure import Figure
+        except ImportError as error:
+            raise ImportError("RoundRobinTable.heatmap needs matplotlib: pip install "
+                              "matplotlib (or tris_envs[train])") from error
+        score = self.score_matrix()
+        k = len(self.names)
+        labels = [f"{name} ({_elo_text(rating)})" for name, rating in zip(self.names, self.ratings)]
+        size = 2.0 + 0.9 * k
+        fig = Figure(figsize=(size + 1.5, size))
+        ax = fig.add_subplot()
+        image = ax.imshow(np.ma.masked_invalid(score), cmap="RdYlGn", vmin=0.0, vmax=1.0)
+        ax.set_xticks(range(k), labels=self.names, rotation=45, ha="right")
+        ax.set_yticks(range(k), labels=labels)
+        for i in range(k):
+            for j in range(k):
+                if not np.isnan(score[i, j]):
+                    ax.text(j, i, f"{score[i, j]:.0%}", ha="center", va="center", fontsize=9)
+        ax.set_title(f"{self.game}: score of row vs column")
+        fig.colorbar(image, ax=ax, label="score rate")
+        fig.tight_layout()
+        fig.savefig(path, dpi=100)
+
+
+def round_robin(game: Game, agents: Sequence[AgentSource], n_games: int, seed: int,
+                processes: int = 1, keep_records: bool = False) -> RoundRobinTable:
+    """Play every pair of ``agents`` ``n_games`` times, seats alternating.
+
+    Arguments as for :func:`play_match`; all games of all pairs share one process pool.
+
+    Raises:
+        ValueError: fewer than two agents, bad counts, seed or agent spec.
+    """
+    _check_counts(n_games, seed, processes)
+    if len(agents) < 2:
+        raise ValueError(f"a round robin needs at least two agents, got {len(agents)}")
+    sources = list(agents)
+    names = _names(sources)
+    pairs = [(i, j) for i in range(len(sources)) for j in range(i + 1, len(sources))]
+    tasks = [(i, j, k, (i, j, k)) for i, j in pairs for k in range(n_games)]
+    results = _run(game, sources, names, tasks, seed, processes, keep_records)
+    matches = {}
+    for p, (i, j) in enumerate(pairs):
+        chunk = results[p * n_games:(p + 1) * n_games]
+        matches[(i, j)] = _tally(names[i], names[j], chunk, keep_records)
+    table = RoundRobinTable(game.info.name, names, matches, np.zeros(len(names)))
+    table.ratings = ml_elo(table.points(), table.games())
+    return table
+
+
+# ----- internals ------------------------------------------------------------------------
+_WORKER: dict[str, Any] = {}
+
+
+def _check_counts(n_games: int, seed: int, processes: int) -> None:
+    for what, value, least in (("n_games", n_games, 1), ("seed", seed, 0),
+                               ("processes", processes, 1)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+            raise ValueError(f"{what}={value!r} must be an integer >= {least}")
+
+
+def _build(source: AgentSource, rng: np.random.Generator) -> Agent:
+    return make_agent(source, rng) if isinstance(source, str) else source(rng=rng)
+
+
+def _names(sources: Sequence[AgentSource]) -> list[str]:
+    names: list[str] = []
+    for source in sources:
+        name = _build(source, np.random.default_rng(0)).name
+        copies = sum(n == name or n.startswith(name + "#") for n in names)
+        names.append(name if copies == 0 else f"{name}#{copies + 1}")
+    return names
+
+
+def _init_worker(game: Game, sources: Sequence[AgentSource], names: Sequence[str],
+                 seed: int, keep_records: bool) -> None:
+    _WORKER.update(game=game, sources=sources, names=names, seed=seed,
+                   keep_records=keep_records)
+
+
+def _play_task(task: tuple[int, int, int, tuple[int, ...]]) -> tuple[int, GameRecord]:
+    """Play one game; returns ``a``'s seat and the game's record."""
+    i, j, k, key = task
+    w = _WORKER
+    chance, rng_a, rng_b = (np.random.default_rng(s) for s in
+                            np.random.SeedSequence(w["seed"], spawn_key=key).spawn(3))
+    agent_a, agent_b = _build(w["sources"][i], rng_a), _build(w["sources"][j], rng_b)
+    seat = k % 2
+    agents = (agent_a, agent_b) if seat == 0 else (agent_b, agent_a)
+    names = (w["names"][i], w["names"][j]) if seat == 0 else (w["names"][j], w["names"][i])
+    return seat, play_recorded(w["game"], agents, chance, names, w["keep_records"])
+
+
+def _run(game: Game, sources: list[AgentSource], names: list[str],
+         tasks: list[tuple[int, int, int, tuple[int, ...]]], seed: int, processes: int,
+         keep_records: bool) -> list[tuple[int, GameRecord]]:
+    if processes == 1:
+        _init_worker(game, sources, names, seed, keep_records)
+        try:
+            return [_play_task(task) for task in tasks]
+        finally:
+            _WORKER.clear()
+    context = multiprocessing.get_context("spawn")
+    chunksize = max(1, math.ceil(len(tasks) / (4 * processes)))
+    with context.Pool(processes, _init_worker,
+                      (game, sources, names, seed, keep_records)) as pool:
+        return pool.map(_play_task, tasks, chunksize=chunksize)
+
+
+def _tally(name_a: str, name_b: str, results: Sequence[tuple[int, GameRecord]],
+           keep_records: bool) -> MatchResult:
+    counts = [[0, 0, 0], [0, 0, 0]]
+    truncated = 0
+    for seat, record in results:
+        mine, theirs = record.returns[seat], record.returns[1 - seat]
+        counts[seat][0 if mine > theirs else 1 if mine == theirs else 2] += 1
+        truncated += record.truncated
+    by_seat = (tuple(counts[0]), tuple(counts[1]))
+    records = [record for _, record in results] if keep_records else []
+    return MatchResult((name_a, name_b), by_seat, truncated, records)
+
+
+def _elo_text(elo: float) -> str:
+    """Elo rounded to a signed integer (``+0``, never ``-0``), or an infinity sign."""
+    if math.isinf(elo):
+        return "+∞" if elo > 0 else "-∞"
+    return f"{round(elo):+d}"
