@@ -396,3 +396,24 @@ def test_make_agent_rejects_bad_specs(spec):
 def test_make_agent_says_when_ppo_arrives():
     with pytest.raises(ValueError, match="not available until training lands"):
         make_agent("ppo:model.zip")
+
+
+def test_solver_agent_plays_doppia_scelta_per_board():
+    from tris_envs.games.doppia_scelta import DoppiaScelta
+
+    game = DoppiaScelta()
+    rng = np.random.default_rng(3)
+    agent = SolverAgent(np.random.default_rng(0))
+    for _ in range(3):
+        state = game.initial_state(rng)
+        value, plies = agent.evaluate(game, state)
+        for _ in range(plies if value else 20):
+            if game.current_player(state) == TERMINAL:
+                break
+            state = game.apply(state, agent.act(game, state))
+        if value:   # the fastest win ends exactly on time
+            assert game.current_player(state) == TERMINAL
+            assert game.returns(state)[0] == value
+    with pytest.raises(ValueError, match="coloring phase"):
+        agent.act(DoppiaScelta(setup="coloring"), DoppiaScelta(setup="coloring")
+                  .initial_state(rng))

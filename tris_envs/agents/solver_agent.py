@@ -52,7 +52,18 @@ def _tant_fant(game: Game, state: Any) -> tuple[Game, Any, Any]:
     return plain, plain.initial_state(np.random.default_rng(0)), state._replace(history=())
 
 
-SOLVABLE: dict[str, Adapter] = {"tant_fant": _tant_fant, "tris1": _solve_as_is}
+def _doppia_scelta(game: Game, state: Any) -> tuple[Game, Any, Any]:
+    """Doppia scelta, solved per board from the opening; not during the coloring phase."""
+    from tris_envs.games.doppia_scelta import NOT_ENTERED, format_board
+
+    if state.white == NOT_ENTERED:
+        raise ValueError("the solver agent cannot play Doppia scelta's coloring phase: "
+                         "it solves a board once it is fully colored")
+    return game, game.opening(format_board(state.colors)), state
+
+
+SOLVABLE: dict[str, Adapter] = {"tant_fant": _tant_fant, "tris1": _solve_as_is,
+                                "doppia_scelta": _doppia_scelta}
 """Adapters by ``game.info.name``; register one here to make another game solvable."""
 
 

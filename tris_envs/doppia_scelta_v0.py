@@ -1,0 +1,36 @@
+"""Doppia scelta: two robots on a CodyColor board; move yours by the color under either robot.
+
+| Import             | `from tris_envs import doppia_scelta_v0`                              |
+|--------------------|-----------------------------------------------------------------------|
+| Agents             | `player_0` (White robot, moves first), `player_1` (Black robot)       |
+| Actions            | Discrete(78): 0 turn left (yellow), 1 straight (gray), 2 turn right (red); `3 + cell*3 + color` colors cell `r*5 + c` (coloring phase) |
+| Observation        | (5, 5, 23) int8: colors Y G R; my robot; my facing N E S W; their robot; their facing; my goal exit N E S W; their goal exit; uncolored; coloring phase |
+| Options            | `scheme="crossing"`/`"shared_goal"`/`"swap"`, `gates=None`, `setup="random"`/`"coloring"`, `board=None`, `fair=False`, `max_moves=100` |
+| Rewards            | +1 win (own robot leaves through its goal gate), -1 loss, 0 draw, stalemate or truncation |
+
+Each cell is yellow (turn left), gray (straight) or red (turn right). On its turn a player
+picks the instruction of the color under its own robot or under the opponent's robot; its
+robot turns, then steps forward unless it faces the border. Options that let the robot
+proceed are forced over those that do not. Rules as implemented: README "Doppia scelta"
+and :mod:`tris_envs.games.doppia_scelta`.
+
+Version history: v0, first release.
+"""
+
+from typing import Any
+
+from tris_envs.envs.aec import GameEnv
+from tris_envs.envs.classic import classic_env
+from tris_envs.games.doppia_scelta import DoppiaScelta
+
+
+class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
+    """Unwrapped Doppia scelta environment."""
+
+    game_class = DoppiaScelta
+    metadata = GameEnv.make_metadata("doppia_scelta_v0")
+
+
+def env(**kwargs: Any) -> Any:
+    """Doppia scelta with PettingZoo's classic-game wrappers (illegal move: -1 and game over)."""
+    return classic_env(raw_env, **kwargs)

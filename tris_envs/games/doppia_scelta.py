@@ -1,0 +1,841 @@
+"""Doppia scelta rules core (SPEC section 6): two robots on a CodyColor board, one choice.
+
+Board cells ``r*5 + c``, row 0 = top; a cell is written ``r,c``::
+
+               N
+          0    1    2    3    4
+        ┌────┬────┬────┬────┬────┐
+      0 │  0 │  1 │  2 │  3 │  4 │
+        ├────┼────┼────┼────┼────┤
+      1 │  5 │  6 │  7 │  8 │  9 │
+        ├────┼────┼────┼────┼────┤
+    W 2 │ 10 │ 11 │ 12 │ 13 │ 14 │ E
+        ├────┼────┼────┼────┼────┤
+      3 │ 15 │ 16 │ 17 │ 18 │ 19 │
+        ├────┼────┼────┼────┼────┤
+      4 │ 20 │ 21 │ 22 │ 23 │ 24 │
+        └────┴────┴────┴────┴────┘
+               S
+
+Each cell is yellow ``Y`` (turn left 90°), gray ``G`` (no turn) or red ``R`` (turn right
+90°); ``.`` is an uncolored cell of the coloring phase. A robot's *pose* is
+``cell*4 + facing`` with facing 0 N, 1 E, 2 S, 3 W. A *gate* ``r,c,D`` is an edge cell and
+the outward direction ``D``; each robot enters through its start gate (standing on the
+cell, facing inward) and wins by leaving through its goal gate.
+
+Actions (78): ``0`` turn left (yellow), ``1`` straight (gray), ``2`` turn right (red) --
+the mover may play the instruction of the color under its own robot or under the
+opponent's robot; ``3 + cell*3 + color`` colors an uncolored cell in the coloring phase
+(color 0 yellow, 1 gray, 2 red).
+
+Observation (5, 5, 23), ``[row, col, plane]`` from the observer's view: 0-2 the cell is
+yellow / gray / red; 3 my robot; 4-7 my facing N E S W (at my robot's cell); 8 their robot;
+9-12 their facing; 13-16 my goal gate's exit direction N E S W (at the goal cell); 17-20
+theirs; 21 uncolored cell; 22 coloring phase (constant). Before the opening the robot
+planes show the entry cells and inward facing.
+
+Board strings (the ``board`` option and the first field of a position string) are the five
+rows top to bottom separated by ``/``, e.g. ``YGRGY/GGRYY/RRGGY/YYGGR/GRYGR``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from itertools import chain
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from tris_envs.core.drawing import (
+    BACKGROUND,
+    BLACK_STONE,
+    INK,
+    WHITE_STONE,
+    Canvas,
+    Color,
+    draw_stone,
+)
+from tris_envs.core.game import TERMINAL, Game, GameInfo
+from tris_envs.core.options import check_bool, check_choice, check_positive_int
+from tris_envs.core.solver import Solution, solve
+
+SIZE = 5
+CELLS = SIZE * SIZE
+WHITE, BLACK = 0, 1
+ONGOING, DRAW = -1, 2
+PLAYER_NAMES = ("White", "Black")
+DIRECTIONS = "NESW"
+DELTAS = ((-1, 0), (0, 1), (1, 0), (0, -1))
+COLORS = "YGR"
+"""Color letters; a color's index is its instruction and its coloring-action offset."""
+COLOR_NAMES = ("yellow", "gray", "red")
+INSTRUCTIONS = ("turn left", "straight", "turn right")
+UNCOLORED = "."
+NOT_ENTERED = -1
+"""Robot pose before the opening (coloring phase)."""
+EXITED = 100
+"""Robot pose after it left through its goal gate."""
+NUM_ACTIONS = 3 + CELLS * 3
+MAX_FAIR_ATTEMPTS = 1000
+EXAMPLE_BOARD = "YGRGY/GGRYY/RRGGY/YYGGR/GRYGR"
+
+SCHEMES: dict[str, tuple[str, str, str, str]] = {
+    "crossing": ("4,0,S", "0,4,N", "4,4,S", "0,0,N"),
+    "shared_goal": ("4,1,S", "0,2,N", "4,3,S", "0,2,N"),
+    "swap": ("4,0,S", "0,4,N", "0,4,N", "4,0,S"),
+}
+"""Gates per scheme: white start, white goal, black start, black goal."""
+GATE_ROLES = ("white start", "white goal", "black start", "black goal")
+
+
+def _ahead(pose: int) -> int:
+    r, c = divmod(pose >> 2, SIZE)
+    dr, dc = DELTAS[pose & 3]
+    r, c = r + dr, c + dc
+    return ((r * SIZE + c) << 2 | pose & 3) if 0 <= r < SIZE and 0 <= c < SIZE else -1
+
+
+FORWARD: tuple[int, ...] = tuple(_ahead(pose) for pose in range(CELLS * 4))
+"""Pose one step ahead (same facing), ``-1`` when the robot faces the border."""
+_TURN = {"Y": 3, "G": 0, "R": 1}
+_BIT = {"Y": 1, "G": 2, "R": 4}
+_LETTERS = np.frombuffer(COLORS.encode("ascii"), dtype=np.uint8)
+# character code -> (yellow, gray, red, uncolored) observation planes
+_COLOR_PLANES = np.zeros((256, 4), dtype=np.int8)
+for _i, _ch in enumerate(COLORS + UNCOLORED):
+    _COLOR_PLANES[ord(_ch), _i] = 1
+_CELL_ACTIONS = tuple(tuple(range(3 + cell * 3, 6 + cell * 3)) for cell in range(CELLS))
+_EXIT, _STOPPED = 0, 1
+
+
+def _cell_name(cell: int) -> str:
+    return f"{cell // SIZE},{cell % SIZE}"
+
+
+def _pose_name(pose: int) -> str:
+    return f"{_cell_name(pose >> 2)},{DIRECTIONS[pose & 3]}"
+
+
+def _trace(colors: str, pose: int, visited: list[int] | None = None) -> tuple[int, int]:
+    """Follow the CodyColor rules from ``pose`` (a robot just arrived on its cell).
+
+    Returns ``(_EXIT, pose turned toward the border)`` when the robot leaves the board and
+    ``(_STOPPED, pose)`` when it arrives on an uncolored cell. ``visited`` collects the
+    cells whose instruction ran.
+
+    A robot that entered through a gate never circles forever: a cell's turn is fixed, so
+    the pose-to-next-pose map is one-to-one, and the entry pose has no predecessor on the
+    board (it would stand beyond the gate); a cycle through it is impossible.
+    """
+    while True:
+        cell = pose >> 2
+        ch = colors[cell]
+        if ch == UNCOLORED:
+            return _STOPPED, pose
+        if visited is not None:
+            visited.append(cell)
+        turned = cell << 2 | (pose + _TURN[ch]) & 3
+        pose = FORWARD[turned]
+        if pose < 0:
+            return _EXIT, turned
+
+
+def parse_gate(text: Any) -> int:
+    """The exit pose ``cell*4 + D`` of gate ``"r,c,D"``.
+
+    Raises:
+        ValueError: not of the form ``r,c,D`` with ``r, c`` in 0..4 and ``D`` in N E S W,
+            or the cell is not on the board's edge in direction ``D``.
+    """
+    parts = text.split(",") if isinstance(text, str) else []
+    if (len(parts) != 3 or not all(p in "01234" and len(p) == 1 for p in parts[:2])
+            or parts[2] not in ("N", "E", "S", "W")):
+        raise ValueError(f"gate {text!r}: expected 'r,c,D' with r and c in 0..4 and D one of "
+                         "N, E, S, W, e.g. '4,0,S'")
+    pose = (int(parts[0]) * SIZE + int(parts[1])) << 2 | DIRECTIONS.index(parts[2])
+    if FORWARD[pose] >= 0:
+        raise ValueError(f"gate {text!r}: cell {parts[0]},{parts[1]} is not on the board's "
+                         f"{parts[2]} edge; a gate is an edge cell and its outward direction")
+    return pose
+
+
+def parse_board(text: Any, allow_uncolored: bool = False) -> str:
+    """The 25 cell letters (row-major) of a board string such as ``YGRGY/GGRYY/...``.
+
+    Args:
+        text: Five rows of five letters ``Y`` ``G`` ``R`` (``.`` uncolored), top to bottom,
+            separated by ``/``.
+        allow_uncolored: accept ``.`` (positions of the coloring phase).
+
+    Raises:
+        ValueError: saying what is wrong and where.
+    """
+    allowed = COLORS + UNCOLORED if allow_uncolored else COLORS
+    if not isinstance(text, str):
+        raise ValueError(f"board {text!r} must be a string of five rows of five letters "
+                         f"separated by '/', e.g. {EXAMPLE_BOARD!r}")
+    rows = text.split("/")
+    if len(rows) != SIZE or any(len(row) != SIZE for row in rows):
+        hint = (" (the five rows must be separated by '/')"
+                if len(text) == CELLS and "/" not in text else "")
+        raise ValueError(f"board {text!r}: expected five rows of five letters separated by "
+                         f"'/', e.g. {EXAMPLE_BOARD!r}{hint}")
+    for r, row in enumerate(rows):
+        for c, ch in enumerate(row):
+            if ch not in allowed:
+                names = "Y (yellow), G (gray), R (red)" + (", . (uncolored)"
+                                                           if allow_uncolored else "")
+                raise ValueError(f"board {text!r}: cell {r},{c} holds {ch!r}; use {names}")
+    return "".join(rows)
+
+
+def format_board(colors: str) -> str:
+    """Board string (rows separated by ``/``) of 25 row-major cell letters."""
+    return "/".join(colors[r * SIZE:(r + 1) * SIZE] for r in range(SIZE))
+
+
+class CodyColorPath(NamedTuple):
+    """Where a robot goes under the plain CodyColor rules.
+
+    Attributes:
+        cells: ``(row, col)`` of every cell whose instruction the robot ran, in order,
+            starting with the start cell.
+        end: ``"goal"`` (left through the goal gate), ``"elsewhere"`` (left through another
+            edge) or ``"uncolored"`` (reached an uncolored cell). A robot entering through a
+            gate never circles forever.
+        exit: The gate ``r,c,D`` through which it left the board, ``None`` if it did not.
+    """
+
+    cells: tuple[tuple[int, int], ...]
+    end: str
+    exit: str | None
+
+    @property
+    def reaches_goal(self) -> bool:
+        """Whether this is a CodyColor path from the start gate to the goal gate."""
+        return self.end == "goal"
+
+
+def codycolor_path(board: str, start: str, goal: str) -> CodyColorPath:
+    """Follow the CodyColor rules from gate ``start`` and report whether they reach ``goal``.
+
+    The robot enters the start gate's cell facing inward, then on every cell (the first
+    included) turns by the cell's color and steps forward, until it leaves the board or
+    reaches an uncolored cell.
+
+    Args:
+        board: Board string (``/``-separated rows; ``.`` cells allowed).
+        start: Start gate ``r,c,D``.
+        goal: Goal gate ``r,c,D``.
+    """
+    colors = parse_board(board, allow_uncolored=True)
+    goal_pose = parse_gate(goal)
+    visited: list[int] = []
+    end, pose = _trace(colors, parse_gate(start) ^ 2, visited)
+    cells = tuple(divmod(cell, SIZE) for cell in visited)
+    if end == _STOPPED:
+        return CodyColorPath(cells, "uncolored", None)
+    return CodyColorPath(cells, "goal" if pose == goal_pose else "elsewhere", _pose_name(pose))
+
+
+class _MoveTables(NamedTuple):
+    """Movement of one robot, by pose, whatever the board (its goal gate fixed).
+
+    ``after[pose*3 + i]``: pose after instruction ``i`` (moved, turned in place, or
+    :data:`EXITED`); ``stuck[pose]``: faces the border and not its goal exit;
+    ``legal[pose*8 + offered]``: legal instructions for the bit set of offered ones.
+    """
+
+    after: tuple[int, ...]
+    stuck: tuple[bool, ...]
+    legal: tuple[tuple[int, ...], ...]
+
+
+@cache
+def _move_tables(goal: int) -> _MoveTables:
+    """The :class:`_MoveTables` of a robot whose goal exit pose is ``goal``."""
+    after: list[int] = []
+    proceeds: list[bool] = []
+    for pose in range(CELLS * 4):
+        for i in range(3):
+            turned = pose & ~3 | (pose + i + 3) & 3
+            if turned == goal:
+                after.append(EXITED)
+            elif FORWARD[turned] >= 0:
+                after.append(FORWARD[turned])
+            else:
+                after.append(turned)
+            proceeds.append(turned == goal or FORWARD[turned] >= 0)
+    stuck = tuple(FORWARD[pose] < 0 and pose != goal for pose in range(CELLS * 4))
+    legal: list[tuple[int, ...]] = []
+    for pose in range(CELLS * 4):
+        for offered in range(8):
+            options = [i for i in range(3) if offered >> i & 1]
+            going = [i for i in options if proceeds[pose * 3 + i]]
+            legal.append(tuple(going or options))
+    return _MoveTables(tuple(after), stuck, tuple(legal))
+
+
+class DoppiaSceltaState(NamedTuple):
+    """A Doppia scelta position.
+
+    Attributes:
+        colors: 25 letters ``Y`` ``G`` ``R`` ``.``, row-major, row 0 = top.
+        white: White robot's pose ``cell*4 + facing`` (:data:`NOT_ENTERED` in the coloring
+            phase, :data:`EXITED` after it left through its goal gate).
+        black: Black robot's pose.
+        to_move: ``0`` White, ``1`` Black (at a terminal state: who would act next).
+        result: ``-1`` ongoing, ``0`` White won, ``1`` Black won, ``2`` draw.
+    """
+
+    colors: str
+    white: int
+    black: int
+    to_move: int
+    result: int = ONGOING
+
+
+class DoppiaScelta(Game[DoppiaSceltaState]):
+    """Doppia scelta: move your robot by the color under either robot; reach your goal.
+
+    Args:
+        scheme: ``"crossing"`` (default), ``"shared_goal"`` or ``"swap"``: the gates.
+        gates: Four gates ``("r,c,D", ...)`` -- white start, white goal, black start, black
+            goal -- instead of a scheme (``scheme`` must then stay at its default).
+        setup: ``"random"`` (default): a uniformly random board without a CodyColor path
+            for either robot; ``"coloring"``: the players color the board first.
+        board: A fixed board string (``/``-separated rows of ``Y G R``), no CodyColor path.
+        fair: With random boards, redraw until the board is a draw under perfect play.
+        max_moves: Truncation limit in plies for environments (coloring plies count).
+    """
+
+    OPTIONS = {"scheme": "crossing", "gates": None, "setup": "random", "board": None,
+               "fair": False, "max_moves": 100}
+
+    def __init__(self, scheme: str = "crossing", gates: Sequence[str] | None = None,
+                 setup: str = "random", board: str | None = None, fair: bool = False,
+                 max_moves: int = 100) -> None:
+        self.scheme = check_choice("scheme", scheme, tuple(SCHEMES))
+        self.setup = check_choice("setup", setup, ("random", "coloring"))
+        self.fair = check_bool("fair", fair)
+        self.custom_gates: tuple[str, str, str, str] | None = None
+        if gates is not None:
+            if scheme != "crossing":
+                raise ValueError(f"options scheme={scheme!r} and gates={gates!r}: give either "
+                                 "a scheme or custom gates, not both")
+            self.custom_gates = self._check_gates(gates)
+        self.gates = self.custom_gates or SCHEMES[scheme]
+        poses = [parse_gate(g) for g in self.gates]
+        self._goal = (poses[1], poses[3])
+        self._entry = (poses[0] ^ 2, poses[2] ^ 2)
+        white, black = _move_tables(poses[1]), _move_tables(poses[3])
+        self._after = (white.after, black.after)
+        self._stuck = (white.stuck, black.stuck)
+        self._legal = (white.legal, black.legal)
+        self.board: str | None = None
+        self._board_colors: str | None = None
+        if board is not None:
+            if setup == "coloring":
+                raise ValueError("option board=... gives a fixed board; it cannot be combined "
+                                 "with setup='coloring'")
+            self._board_colors = self._check_board(board, "option board")
+            self.board = board
+        if fair and (setup == "coloring" or board is not None):
+            raise ValueError("option fair=True redraws random boards; it needs setup='random' "
+                             "and no board=...")
+        super().__init__(GameInfo("doppia_scelta", NUM_ACTIONS, (SIZE, SIZE, 23),
+                                  check_positive_int("max_moves", max_moves), True))
+        self._coloring_cache: dict[str, tuple[tuple[int, ...], np.ndarray]] = {}
+        self._obs_cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        goal_planes = np.zeros((2, CELLS, 4), dtype=np.int8)
+        for player, goal in enumerate(self._goal):
+            goal_planes[player, goal >> 2, goal & 3] = 1
+        self._goal_planes = (np.concatenate([goal_planes[0], goal_planes[1]], axis=1),
+                             np.concatenate([goal_planes[1], goal_planes[0]], axis=1))
+
+    @staticmethod
+    def _check_gates(gates: Any) -> tuple[str, str, str, str]:
+        if isinstance(gates, str) or not isinstance(gates, Sequence) or len(gates) != 4:
+            raise ValueError(f"option gates={gates!r} must be four gate strings (white start, "
+                             "white goal, black start, black goal), e.g. "
+                             f"{SCHEMES['crossing']!r}")
+        for role, gate in zip(GATE_ROLES, gates):
+            try:
+                parse_gate(gate)
+            except ValueError as error:
+                raise ValueError(f"option gates: {role} {error}") from None
+        for player in (WHITE, BLACK):
+            if gates[2 * player] == gates[2 * player + 1]:
+                raise ValueError(f"option gates={tuple(gates)!r}: {PLAYER_NAMES[player]}'s "
+                                 f"start and goal are the same gate {gates[2 * player]!r}")
+        return (gates[0], gates[1], gates[2], gates[3])
+
+    def options(self) -> dict[str, Any]:
+        return {"scheme": self.scheme, "gates": self.custom_gates, "setup": self.setup,
+                "board": self.board, "fair": self.fair, "max_moves": self.info.max_moves}
+
+    # ----- boards --------------------------------------------------------------------
+    def path_owner(self, colors: str) -> int | None:
+        """The first robot (0 White, 1 Black) with a CodyColor path on ``colors``, or None.
+
+        ``colors`` is 25 row-major letters; on a partly colored board the path must run
+        over colored cells only.
+        """
+        for player in (WHITE, BLACK):
+            end, pose = _trace(colors, self._entry[player])
+            if end == _EXIT and pose == self._goal[player]:
+                return player
+        return None
+
+    def _check_board(self, text: str, what: str) -> str:
+        colors = parse_board(text)
+        owner = self.path_owner(colors)
+        if owner is not None:
+            raise ValueError(f"{what} {text!r}: {PLAYER_NAMES[owner]} has a CodyColor path "
+                             f"from {self.gates[2 * owner]} to {self.gates[2 * owner + 1]} "
+                             "(boards must not offer one)")
+        return colors
+
+    def opening(self, board: str) -> DoppiaSceltaState:
+        """The position after the robots entered ``board`` (a board string), White to move.
+
+        Raises:
+            ValueError: malformed board, or it gives a robot a CodyColor path.
+        """
+        return self._opening(self._check_board(board, "board"))
+
+    def _opening(self, colors: str) -> DoppiaSceltaState:
+        return DoppiaSceltaState(colors, self._entry[WHITE], self._entry[BLACK], WHITE)
+
+    def random_board(self, rng: np.random.Generator) -> str:
+        """25 uniformly random cell letters, redrawn until no robot has a CodyColor path."""
+        while True:
+            colors = _LETTERS[rng.integers(0, 3, CELLS)].tobytes().decode("ascii")
+            if self.path_owner(colors) is None:
+                return colors
+
+    # ----- rules ---------------------------------------------------------------------
+    def initial_state(self, rng: np.random.Generator) -> DoppiaSceltaState:
+        if self.setup == "coloring":
+            return DoppiaSceltaState(UNCOLORED * CELLS, NOT_ENTERED, NOT_ENTERED, WHITE)
+        if self._board_colors is not None:
+            return self._opening(self._board_colors)
+        if not self.fair:
+            return self._opening(self.random_board(rng))
+        for _ in range(MAX_FAIR_ATTEMPTS):
+            state = self._opening(self.random_board(rng))
+            if solve(self, state).values[0] == 0:
+                return state
+        raise ValueError(f"fair=True: none of {MAX_FAIR_ATTEMPTS} random boards is a draw "
+                         f"with gates {self.gates}")
+
+    def current_player(self, state: DoppiaSceltaState) -> int:
+        return state.to_move if state.result == ONGOING else TERMINAL
+
+    def legal_actions(self, state: DoppiaSceltaState) -> tuple[int, ...]:
+        if state.result != ONGOING:
+            return ()
+        if state.white < 0:
+            return self._coloring(state.colors)[0]
+        colors = state.colors
+        if state.to_move == WHITE:
+            own, other = state.white, state.black
+        else:
+            own, other = state.black, state.white
+        return self._legal[state.to_move][own * 8 + (_BIT[colors[own >> 2]]
+                                                     | _BIT[colors[other >> 2]])]
+
+    def legal_mask(self, state: DoppiaSceltaState) -> np.ndarray:
+        """Read-only ``int8`` mask of the legal actions.
+
+        Coloring-phase masks are kept with their action tuples in a small cache of their
+        own: the base class's cache, keyed by action tuples, would fill with thousands of
+        long tuples.
+        """
+        if state.white < 0 and state.result == ONGOING:
+            return self._coloring(state.colors)[1]
+        return super().legal_mask(state)
+
+    def _coloring(self, colors: str) -> tuple[tuple[int, ...], np.ndarray]:
+        """Legal coloring actions on ``colors`` and their mask (cached per board)."""
+        entry = self._coloring_cache.get(colors)
+        if entry is None:
+            actions = tuple(chain.from_iterable(_CELL_ACTIONS[cell] for cell, ch
+                                                in enumerate(colors) if ch == UNCOLORED))
+            forbidden = {3 + cell * 3 + k for cell, k, _ in self._path_colorings(colors)}
+            if forbidden:
+                actions = tuple(a for a in actions if a not in forbidden)
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+            mask[list(actions)] = 1
+            mask.flags.writeable = False
+            if len(self._coloring_cache) >= 4096:
+                self._coloring_cache.clear()
+            entry = self._coloring_cache[colors] = (actions, mask)
+        return entry
+
+    def _path_colorings(self, colors: str) -> list[tuple[int, int, int]]:
+        """``(cell, color, player)``: colorings that would give ``player`` a CodyColor path.
+
+        Only the uncolored cell where a robot's path now stops can change that path.
+        """
+        found = []
+        for player in (WHITE, BLACK):
+            end, pose = _trace(colors, self._entry[player])
+            if end != _STOPPED:
+                continue
+            cell = pose >> 2
+            for k, ch in enumerate(COLORS):
+                end2, exit_pose = _trace(colors[:cell] + ch + colors[cell + 1:], pose)
+                if end2 == _EXIT and exit_pose == self._goal[player]:
+                    found.append((cell, k, player))
+        return found
+
+    def apply(self, state: DoppiaSceltaState, action: int) -> DoppiaSceltaState:
+        if action not in self.legal_actions(state) or isinstance(action, bool):
+            raise self.illegal_action_error(state, action)
+        mover = state.to_move
+        colors = state.colors
+        if state.white < 0:
+            cell = (action - 3) // 3
+            colors = colors[:cell] + COLORS[(action - 3) % 3] + colors[cell + 1:]
+            if UNCOLORED not in colors:
+                return self._opening(colors)
+            result = ONGOING if self._coloring(colors)[0] else DRAW
+            return DoppiaSceltaState(colors, NOT_ENTERED, NOT_ENTERED, 1 - mover, result)
+        if mover == WHITE:
+            white = self._after[WHITE][state.white * 3 + action]
+            black = state.black
+            if white == EXITED:
+                return DoppiaSceltaState(colors, white, black, BLACK, WHITE)
+        else:
+            white = state.white
+            black = self._after[BLACK][state.black * 3 + action]
+            if black == EXITED:
+                return DoppiaSceltaState(colors, white, black, WHITE, BLACK)
+        return DoppiaSceltaState(colors, white, black, 1 - mover,
+                                 DRAW if self._stalemate(colors, white, black) else ONGOING)
+
+    def _stalemate(self, colors: str, white: int, black: int) -> bool:
+        return (colors[white >> 2] == "G" and colors[black >> 2] == "G"
+                and self._stuck[WHITE][white] and self._stuck[BLACK][black])
+
+    def explain_illegal(self, state: DoppiaSceltaState, action: int) -> str:
+        colors = state.colors
+        name = PLAYER_NAMES[state.to_move]
+        if state.white < 0:
+            uncolored = colors.count(UNCOLORED)
+            if action < 3:
+                return (f"the robots have not entered yet: {uncolored} cells are still "
+                        "uncolored; color one (actions 3..77)")
+            cell, k = divmod(action - 3, 3)
+            if colors[cell] != UNCOLORED:
+                return (f"cell {_cell_name(cell)} is already "
+                        f"{COLOR_NAMES[COLORS.index(colors[cell])]}")
+            player = next(p for c, color, p in self._path_colorings(colors)
+                          if (c, color) == (cell, k))
+            return (f"it would give {PLAYER_NAMES[player]} a CodyColor path from "
+                    f"{self.gates[2 * player]} to {self.gates[2 * player + 1]}")
+        if action >= 3:
+            return "the board is fully colored; coloring actions belong to the coloring phase"
+        own, other = (state.white, state.black) if state.to_move == WHITE else (state.black,
+                                                                                 state.white)
+        under_own, under_other = colors[own >> 2], colors[other >> 2]
+        if COLORS[action] not in (under_own, under_other):
+            return (f"{INSTRUCTIONS[action]} needs {COLOR_NAMES[action]} under a robot, but "
+                    f"{name}'s robot stands on {COLOR_NAMES[COLORS.index(under_own)]} and the "
+                    f"opponent's on {COLOR_NAMES[COLORS.index(under_other)]}")
+        going = [INSTRUCTIONS[a] for a in self.legal_actions(state)]
+        return (f"{name}'s robot would face the border at {_cell_name(own >> 2)} while "
+                f"{' / '.join(going)} lets it proceed (forced move)")
+
+    def returns(self, state: DoppiaSceltaState) -> tuple[float, float]:
+        if state.result == WHITE:
+            return (1.0, -1.0)
+        if state.result == BLACK:
+            return (-1.0, 1.0)
+        return (0.0, 0.0)
+
+    # ----- views ---------------------------------------------------------------------
+    def observation(self, state: DoppiaSceltaState, player: int) -> np.ndarray:
+        """The (5, 5, 23) planes from ``player``'s view (layout in the module docstring)."""
+        bases = self._obs_cache.get(state.colors)
+        if bases is None:
+            bases = self._observation_bases(state.colors)
+        obs = bases[player].copy()
+        mine, theirs = (state.white, state.black) if player == WHITE else (state.black,
+                                                                            state.white)
+        if mine == NOT_ENTERED:
+            mine, theirs = self._entry[player], self._entry[1 - player]
+        if mine != EXITED:
+            obs[mine >> 2, 3] = 1
+            obs[mine >> 2, 4 + (mine & 3)] = 1
+        if theirs != EXITED:
+            obs[theirs >> 2, 8] = 1
+            obs[theirs >> 2, 9 + (theirs & 3)] = 1
+        return obs.reshape(SIZE, SIZE, 23)
+
+    def _observation_bases(self, colors: str) -> tuple[np.ndarray, np.ndarray]:
+        planes = _COLOR_PLANES[np.frombuffer(colors.encode("ascii"), dtype=np.uint8)]
+        bases = []
+        for player in (WHITE, BLACK):
+            base = np.zeros((CELLS, 23), dtype=np.int8)
+            base[:, 0:3] = planes[:, 0:3]
+            base[:, 13:21] = self._goal_planes[player]
+            base[:, 21] = planes[:, 3]
+            base[:, 22] = UNCOLORED in colors
+            bases.append(base)
+        if len(self._obs_cache) >= 64:
+            self._obs_cache.clear()
+        self._obs_cache[colors] = (bases[0], bases[1])
+        return self._obs_cache[colors]
+
+    def action_to_string(self, state: DoppiaSceltaState, action: int) -> str:
+        if not 0 <= action < NUM_ACTIONS:
+            return f"out-of-range action {action}"
+        if action < 3:
+            return f"{INSTRUCTIONS[action]} ({COLOR_NAMES[action]})"
+        cell, k = divmod(action - 3, 3)
+        return f"color {_cell_name(cell)} {COLOR_NAMES[k]}"
+
+    # ----- position strings ----------------------------------------------------------
+    def _robot_notation(self, pose: int, player: int) -> str:
+        if pose == NOT_ENTERED:
+            return "-"
+        if pose == EXITED:
+            return self._beyond_goal(player)
+        return _pose_name(pose)
+
+    def _beyond_goal(self, player: int) -> str:
+        """``r,c,D`` of the off-board cell a robot reaches through its goal gate."""
+        goal = self._goal[player]
+        r, c = divmod(goal >> 2, SIZE)
+        dr, dc = DELTAS[goal & 3]
+        return f"{r + dr},{c + dc},{DIRECTIONS[goal & 3]}"
+
+    def to_notation(self, state: DoppiaSceltaState) -> str:
+        return " ".join((format_board(state.colors), self._robot_notation(state.white, WHITE),
+                         self._robot_notation(state.black, BLACK), *self.gates,
+                         "wb"[state.to_move]))
+
+    def from_notation(self, text: str) -> DoppiaSceltaState:
+        fields = text.split(" ") if isinstance(text, str) else []
+        where = f"Doppia scelta position {text!r}"
+        if len(fields) != 8:
+            example = self.to_notation(self._opening(parse_board(EXAMPLE_BOARD)))
+            raise ValueError(f"{where}: expected 8 fields '<colors> <white robot> <black robot> "
+                             "<white start> <white goal> <black start> <black goal> <w|b>', "
+                             f"e.g. {example!r}")
+        board, white_text, black_text, *gates, side = fields
+        try:
+            colors = parse_board(board, allow_uncolored=True)
+        except ValueError as error:
+            raise ValueError(f"{where}: {error}") from None
+        if tuple(gates) != self.gates:
+            for role, gate in zip(GATE_ROLES, gates):
+                try:
+                    parse_gate(gate)
+                except ValueError as error:
+                    raise ValueError(f"{where}: {role} {error}") from None
+            raise ValueError(f"{where}: gates {' '.join(gates)} differ from this game's gates "
+                             f"{' '.join(self.gates)}; build the game with "
+                             f"gates={tuple(gates)!r}")
+        if side not in ("w", "b"):
+            raise ValueError(f"{where}: side to move {side!r} must be 'w' or 'b'")
+        to_move = "wb".index(side)
+        owner = self.path_owner(colors)
+        if owner is not None:
+            raise ValueError(f"{where} is impossible: {PLAYER_NAMES[owner]} has a CodyColor "
+                             f"path from {self.gates[2 * owner]} to {self.gates[2 * owner + 1]} "
+                             "over the colored cells; no board may offer one")
+        uncolored = colors.count(UNCOLORED)
+        if uncolored:
+            if (white_text, black_text) != ("-", "-"):
+                raise ValueError(f"{where}: {uncolored} cells are uncolored, so the robots "
+                                 "have not entered; write both robots as '-'")
+            colorer = (CELLS - uncolored) % 2
+            if to_move != colorer:
+                raise ValueError(f"{where}: colored cells: {CELLS - uncolored}, so "
+                                 f"{PLAYER_NAMES[colorer]} colors next (White colors first)")
+            result = ONGOING if self._coloring(colors)[0] else DRAW
+            return DoppiaSceltaState(colors, NOT_ENTERED, NOT_ENTERED, to_move, result)
+        if "-" in (white_text, black_text):
+            raise ValueError(f"{where}: the board is fully colored, so both robots have "
+                             "entered; write each robot as 'r,c,D'")
+        white = self._parse_robot(white_text, WHITE, where)
+        black = self._parse_robot(black_text, BLACK, where)
+        if white == EXITED or black == EXITED:
+            if white == black:
+                raise ValueError(f"{where} is impossible: both robots left the board")
+            winner = WHITE if white == EXITED else BLACK
+            if to_move == winner:
+                raise ValueError(f"{where} is impossible: {PLAYER_NAMES[winner]} left through "
+                                 f"its goal on its own move, so the side to move is "
+                                 f"{'wb'[1 - winner]!r}")
+            return DoppiaSceltaState(colors, white, black, to_move, winner)
+        result = DRAW if self._stalemate(colors, white, black) else ONGOING
+        return DoppiaSceltaState(colors, white, black, to_move, result)
+
+    def _parse_robot(self, text: str, player: int, where: str) -> int:
+        parts = text.split(",")
+        name = PLAYER_NAMES[player]
+        coordinates = ("-1", "0", "1", "2", "3", "4", "5")
+        if (len(parts) != 3 or parts[0] not in coordinates or parts[1] not in coordinates
+                or parts[2] not in ("N", "E", "S", "W")):
+            raise ValueError(f"{where}: {name} robot {text!r} must be 'r,c,D' (row, column, "
+                             "facing N/E/S/W) or '-' before it enters")
+        r, c = int(parts[0]), int(parts[1])
+        if 0 <= r < SIZE and 0 <= c < SIZE:
+            return (r * SIZE + c) << 2 | DIRECTIONS.index(parts[2])
+        if text == self._beyond_goal(player):
+            return EXITED
+        raise ValueError(f"{where}: {name} robot {text!r} is off the board; a robot leaves "
+                         f"the board only through its goal gate {self.gates[2 * player + 1]}, "
+                         f"written {self._beyond_goal(player)!r} once it has left")
+
+    # ----- pictures ------------------------------------------------------------------
+    def _status(self, state: DoppiaSceltaState) -> tuple[str, str]:
+        """A headline (who acts, or the result) and its details."""
+        name = PLAYER_NAMES[state.to_move]
+        if state.result in (WHITE, BLACK):
+            winner = state.result
+            return (f"{PLAYER_NAMES[winner]} wins",
+                    f"its robot left through its goal {self.gates[2 * winner + 1]}")
+        if state.result == DRAW:
+            if state.white == NOT_ENTERED:
+                return "Draw", "no legal coloring left"
+            return "Draw", "stalemate, both robots blocked on gray facing the border"
+        if state.white == NOT_ENTERED:
+            return f"{name} colors a cell", f"{state.colors.count(UNCOLORED)} uncolored"
+        return f"{name} to move", ", ".join(self.action_to_string(state, a)
+                                            for a in self.legal_actions(state))
+
+    def _gate_spots(self) -> dict[tuple[int, int], list[int]]:
+        """Off-board ``(row, col)`` beside each gate -> the gate indexes (GATE_ROLES) there."""
+        spots: dict[tuple[int, int], list[int]] = {}
+        for k, gate in enumerate(self.gates):
+            pose = parse_gate(gate)
+            r, c = divmod(pose >> 2, SIZE)
+            dr, dc = DELTAS[pose & 3]
+            spots.setdefault((r + dr, c + dc), []).append(k)
+        return spots
+
+    def render_text(self, state: DoppiaSceltaState) -> str:
+        """The board with ANSI background colors; robots as arrows, gates in the margin.
+
+        White's robot is drawn ``△▷▽◁``, Black's ``▲▶▼◀`` (pointing where it faces);
+        margin labels ``Ws``/``Wg``/``Bs``/``Bg`` mark start and goal gates.
+        """
+        spots = {spot: "".join("WWBB"[k] + "sgsg"[k] for k in ks)
+                 for spot, ks in self._gate_spots().items()}
+        robots: dict[int, str] = {}
+        for pose, arrows in ((state.white, "△▷▽◁"), (state.black, "▲▶▼◀")):
+            if 0 <= pose < EXITED:
+                robots[pose >> 2] = robots.get(pose >> 2, "") + arrows[pose & 3]
+        lines = ["      " + "".join(f"{c}   " for c in range(SIZE)).rstrip()]
+        for r in range(-1, SIZE + 1):
+            row = [f"{r} " if 0 <= r < SIZE else "  "]
+            for c in range(-1, SIZE + 1):
+                if 0 <= r < SIZE and 0 <= c < SIZE:
+                    ch = state.colors[r * SIZE + c]
+                    row.append(f"{_ANSI[ch]}{ch}{robots.get(r * SIZE + c, ''):<2} {_RESET}")
+                else:
+                    row.append(f"{spots.get((r, c), ''):<4}")
+            lines.append("".join(row).rstrip())
+        lines.append("White △▷▽◁  Black ▲▶▼◀  gates: Ws/Bs start, Wg/Bg goal")
+        lines.append(": ".join(self._status(state)))
+        return "\n".join(lines)
+
+    def picture_size(self, state: DoppiaSceltaState) -> tuple[int, int]:
+        return (448, 512)
+
+    def draw(self, state: DoppiaSceltaState, canvas: Canvas) -> None:
+        canvas.fill(BACKGROUND)
+        size = canvas.width / (SIZE + 2)
+
+        def center(r: float, c: float) -> tuple[float, float]:
+            return (size * (c + 1.5), size * (r + 1.5))
+
+        for cell, ch in enumerate(state.colors):
+            r, c = divmod(cell, SIZE)
+            x, y = size * (c + 1), size * (r + 1)
+            canvas.rect(x, y, size, size, _CELL_FILL[ch])
+            canvas.rect(x, y, size, size, INK, width=2)
+            if ch == UNCOLORED:
+                canvas.text("?", *center(r, c), int(size * 0.4), _GRID)
+        fills = (WHITE_STONE, BLACK_STONE)
+        for (r, c), ks in self._gate_spots().items():
+            for n, k in enumerate(ks):
+                player, goal = divmod(k, 2)
+                exit_dir = parse_gate(self.gates[k]) & 3
+                shift = (n - (len(ks) - 1) / 2) * 0.6
+                dr, dc = DELTAS[(exit_dir + 1) % 4]
+                cx, cy = center(r + dr * shift, c + dc * shift)
+                if goal:
+                    canvas.circle(cx, cy, size * 0.26, INK, width=2)
+                _draw_arrow(canvas, cx, cy, size * 0.2, exit_dir if goal else exit_dir ^ 2,
+                            fills[player])
+        cells = [p >> 2 for p in (state.white, state.black) if 0 <= p < EXITED]
+        for player, pose in enumerate((state.white, state.black)):
+            if pose == NOT_ENTERED:
+                continue
+            if pose == EXITED:
+                beyond = self._beyond_goal(player).split(",")
+                r, c, facing = int(beyond[0]), int(beyond[1]), DIRECTIONS.index(beyond[2])
+                radius = size * 0.3
+            else:
+                r, c = divmod(pose >> 2, SIZE)
+                facing = pose & 3
+                shared = cells.count(pose >> 2) == 2
+                radius = size * (0.24 if shared else 0.34)
+                if shared:
+                    r, c = r - 0.2 + 0.4 * player, c - 0.2 + 0.4 * player
+            _draw_robot(canvas, *center(r, c), radius, facing, player)
+        canvas.text(self._status(state)[0], canvas.width / 2, canvas.width + 22, 24, INK)
+        canvas.text("gates: arrow in = start, ringed arrow out = goal", canvas.width / 2,
+                    canvas.width + 48, 18, INK)
+
+
+_RESET = "\x1b[0m"
+_ANSI = {"Y": "\x1b[30;43m", "G": "\x1b[30;47m", "R": "\x1b[30;41m", UNCOLORED: ""}
+_CELL_FILL: dict[str, Color] = {"Y": (240, 200, 40), "G": (150, 150, 150), "R": (205, 50, 40),
+                                UNCOLORED: (250, 250, 245)}
+_GRID: Color = (170, 170, 170)
+
+
+def _draw_arrow(canvas: Canvas, cx: float, cy: float, size: float, direction: int,
+                fill: Color) -> None:
+    """A triangle centred on ``(cx, cy)`` pointing ``direction`` (0 N, 1 E, 2 S, 3 W)."""
+    dy, dx = DELTAS[direction]
+    points = [(cx + dx * size, cy + dy * size),
+              (cx - dx * size * 0.7 - dy * size * 0.8, cy - dy * size * 0.7 + dx * size * 0.8),
+              (cx - dx * size * 0.7 + dy * size * 0.8, cy - dy * size * 0.7 - dx * size * 0.8)]
+    canvas.polygon(points, fill)
+    canvas.polygon(points, INK, width=2)
+
+
+def _draw_robot(canvas: Canvas, cx: float, cy: float, radius: float, facing: int,
+                player: int) -> None:
+    """A robot: a stone with a pointer showing where it faces."""
+    draw_stone(canvas, cx, cy, radius, (WHITE_STONE, BLACK_STONE)[player])
+    dy, dx = DELTAS[facing]
+    tip = (cx + dx * radius * 0.85, cy + dy * radius * 0.85)
+    side = radius * 0.45
+    base = (cx + dx * radius * 0.1, cy + dy * radius * 0.1)
+    points = [tip, (base[0] - dy * side, base[1] + dx * side),
+              (base[0] + dy * side, base[1] - dx * side)]
+    canvas.polygon(points, (INK, WHITE_STONE)[player])
+
+
+def solve_board(game: DoppiaScelta, board: str) -> Solution[DoppiaSceltaState]:
+    """Solve every position reachable from the opening on ``board`` (a board string).
+
+    Uses the generic retrograde solver: ``values`` (+1 White wins, -1 Black wins, 0 draw,
+    endless play included), ``plies`` (fastest win / slowest loss) and ``best_actions``
+    for every reachable position. For another root use
+    :func:`tris_envs.core.solver.solve` directly.
+
+    Raises:
+        ValueError: malformed board, or it gives a robot a CodyColor path.
+    """
+    return solve(game, game.opening(board))
