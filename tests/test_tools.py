@@ -60,6 +60,7 @@ def test_benchmark_report(capsys):
     assert "| tictactoe_v3 |" in out and "| tris1_v0 |" in out
     assert "| tant_fant stalemate=draw diagonal_only=False | 3,080 | draw |" in out
     assert "| tris1 | 5,478 | draw |" in out
+    assert "| crossing | 20 |" in out
 
 
 def test_cli_rejects_bad_arguments():

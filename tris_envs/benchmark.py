@@ -125,7 +125,27 @@ def run(steps: int = 20_000, rounds: int = 3, names: list[str] | None = None) ->
         value = {1: "first player wins", 0: "draw", -1: "second player wins"}[
             int(solution.values[0])]
         lines.append(f"| {label} | {len(solution):,} | {value} | {seconds:.3f} |")
+    lines += ["", "| Doppia scelta, one random board | boards | mean positions | mean seconds "
+              "| target |", "|---|---:|---:|---:|---:|"]
+    for scheme, positions, seconds in doppia_scelta_solves(boards=20):
+        verdict = "< 0.1 s " + ("met" if seconds < 0.1 else "NOT met")
+        lines.append(f"| {scheme} | 20 | {positions:,.0f} | {seconds:.4f} | {verdict} |")
     return "\n".join(lines)
+
+
+def doppia_scelta_solves(boards: int, seed: int = 0) -> list[tuple[str, float, float]]:
+    """Mean reachable positions and solve seconds of random boards, per scheme."""
+    from tris_envs.games.doppia_scelta import SCHEMES, DoppiaScelta
+
+    rows = []
+    for scheme in SCHEMES:
+        game = DoppiaScelta(scheme=scheme)
+        rng = np.random.default_rng(seed)
+        openings = [game.initial_state(rng) for _ in range(boards)]
+        start = time.perf_counter()
+        sizes = [len(solve(game, opening)) for opening in openings]
+        rows.append((scheme, sum(sizes) / boards, (time.perf_counter() - start) / boards))
+    return rows
 
 
 def solver_cases() -> list[tuple[str, Game]]:

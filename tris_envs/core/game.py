@@ -66,7 +66,7 @@ class Game(ABC, Generic[S]):
     """
 
     OPTIONS: ClassVar[Mapping[str, Any]] = {}
-    MASK_CACHE_SIZE: ClassVar[int] = 65_536
+    MASK_CACHE_SIZE: ClassVar[int] = 4_096
     info: GameInfo
 
     def __init__(self, info: GameInfo) -> None:
