@@ -24,6 +24,15 @@ def env_module(name: str) -> ModuleType:
     return importlib.import_module(ENV_MODULES[name])
 
 
+def make_game(name: str, **options: Any) -> Any:
+    """The rules core of environment ``name`` (``"tant_fant"`` or ``"tant_fant_v0"``)."""
+    if name not in ENV_MODULES and f"{name}_v0" in ENV_MODULES:
+        name = f"{name}_v0"
+    game_class = env_module(name).raw_env.game_class
+    game_class.check_option_names(options)
+    return game_class(**options)
+
+
 def make_env(name: str, **kwargs: Any) -> Any:
     """``env()`` of environment ``name`` with ``kwargs`` (render mode and game options)."""
     return env_module(name).env(**kwargs)

@@ -166,6 +166,29 @@ class Game(ABC, Generic[S]):
     def action_to_string(self, state: S, action: int) -> str:
         """A short human description of ``action`` in ``state`` (e.g. ``b1-b2``)."""
 
+    def action_name(self, state: S, action: int) -> str:
+        """The short name a person types for ``action`` (Tant Fant ``b1-b2``).
+
+        Defaults to :meth:`action_to_string`; games with long descriptions override it.
+        """
+        return self.action_to_string(state, action)
+
+    def parse_action(self, state: S, text: str) -> int:
+        """The action a person named; case, spaces and parentheses do not matter.
+
+        Raises:
+            IllegalActionError: ``text`` names an action that is illegal here (why).
+            ValueError: ``text`` names no action; the message lists the legal names.
+        """
+        key = _normalise_name(text)
+        for action in range(self.info.num_actions):
+            if _normalise_name(self.action_name(state, action)) == key:
+                if action in self.legal_actions(state):
+                    return action
+                raise self.illegal_action_error(state, action)
+        names = ", ".join(self.action_name(state, a) for a in self.legal_actions(state))
+        raise ValueError(f"{text.strip()!r} is not a move; legal moves: {names}")
+
     def picture_size(self, state: S) -> tuple[int, int]:
         """Width and height in pixels of :meth:`draw`'s picture."""
         return (400, 400)
@@ -201,6 +224,10 @@ class Game(ABC, Generic[S]):
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options().items())
         return f"{type(self).__name__}({opts})"
+
+
+def _normalise_name(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch not in " ()\t")
 
 
 def sample_outcome(outcomes: Sequence[tuple[int, float]], u: float) -> int:

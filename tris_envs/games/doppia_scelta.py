@@ -598,6 +598,13 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
         cell, k = divmod(action - 3, 3)
         return f"color {_cell_name(cell)} {COLOR_NAMES[k]}"
 
+    def action_name(self, state: DoppiaSceltaState, action: int) -> str:
+        """``left``, ``straight``, ``right``; coloring ``r,c Y`` (or ``G``, ``R``)."""
+        if action < 3:
+            return ("left", "straight", "right")[action]
+        cell, k = divmod(action - 3, 3)
+        return f"{_cell_name(cell)} {COLORS[k]}"
+
     # ----- position strings ----------------------------------------------------------
     def _robot_notation(self, pose: int, player: int) -> str:
         if pose == NOT_ENTERED:

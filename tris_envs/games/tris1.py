@@ -115,6 +115,10 @@ class Tris1(Game[Tris1State]):
             return f"out-of-range action {action}"
         return f"{SYMBOLS[state.to_move]} at row {action // 3}, column {action % 3}"
 
+    def action_name(self, state: Tris1State, action: int) -> str:
+        """The cell as ``row,column`` (``0,0`` top left)."""
+        return f"{action // 3},{action % 3}"
+
     def _symbol(self, state: Tris1State, cell: int, empty: str) -> str:
         return "X" if state.x >> cell & 1 else "O" if state.o >> cell & 1 else empty
 

@@ -539,6 +539,10 @@ class Tritoc(Game[TritocState]):
         return (f"place a {COLOR_NAMES[state.to_move]} stone at {hole_name(action)} "
                 f"(number {state.layout.numbers[action]})")
 
+    def action_name(self, state: TritocState, action: int) -> str:
+        """The hole ``r,c`` (place or remove, as the roll says) or ``pass``."""
+        return "pass" if action == PASS else f"{action // 9},{action % 9}"
+
     def _cell(self, state: TritocState, h: int, empty: str) -> str:
         return "W" if state.white >> h & 1 else "B" if state.black >> h & 1 else empty
 

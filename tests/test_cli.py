@@ -1,0 +1,123 @@
+"""The command line: a whole game of ``play`` through a pseudo-terminal, eval, tournament."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pexpect
+import pytest
+
+from tris_envs.cli import main, parse_options
+from tris_envs.games.tris1 import Tris1
+from tris_envs.play import play_session
+
+PROMPT = "your move> "
+
+
+def spawn(*args: str) -> pexpect.spawn:
+    return pexpect.spawn(sys.executable, ["-m", "tris_envs.cli", *args], encoding="utf-8",
+                         timeout=60, dimensions=(50, 200))
+
+
+def test_play_a_whole_game_in_a_terminal():
+    child = spawn("play", "tris1", "--opponent", "solver", "--first", "--seed", "3")
+    child.expect("you play seat 0 \\(first\\) against solver")
+    child.expect(PROMPT)
+    child.sendline("zz")
+    child.expect("Not played: 'zz' is not a move; legal moves: 0,0, 0,1")
+    child.expect(PROMPT)
+    child.sendline("hint")
+    child.expect(r"hint \(solver\): \d,\d")
+    child.expect(PROMPT)
+    child.sendline("1,1")
+    child.expect(r"solver plays (\d,\d)")
+    taken = child.match.group(1)
+    child.expect(PROMPT)
+    child.sendline(taken)                               # the opponent's cell: illegal
+    child.expect("Not played: action \\d \\(X at row \\d, column \\d\\) is illegal")
+    moves = 1
+    while True:
+        outcome = child.expect([PROMPT, "Draw\\.", "You lose\\.", "You win!"])
+        if outcome:
+            break
+        child.sendline("moves")
+        child.expect(r"legal moves: (\d,\d)")
+        move = child.match.group(1)
+        child.expect(PROMPT)
+        child.sendline(move)
+        moves += 1
+    assert outcome in (1, 2), "nobody beats the solver"
+    assert moves <= 5
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert "Traceback" not in child.before
+
+
+def test_play_quits_cleanly_and_rejects_bad_arguments():
+    child = spawn("play", "tant_fant", "--opponent", "greedy")
+    child.expect("greedy plays [a-c][1-3]-[a-c][1-3]")
+    child.expect(PROMPT)
+    child.sendline("b3-a2")
+    child.expect("b3 and a2 are not adjacent on a line")
+    child.expect(PROMPT)
+    child.sendline("quit")
+    child.expect("You left the game.")
+    child.expect(pexpect.EOF)
+    for args, message in ((["play", "tris1", "--opponent", "alphazero"], "unknown agent"),
+                          (["play", "tant_fant", "--option", "stalemate=lose"],
+                           "stalemate='lose' is not allowed")):
+        child = spawn(*args)
+        child.expect(message)
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 2 and "Traceback" not in child.before
+
+
+def test_play_session_with_scripted_input_reaches_the_end():
+    lines = iter(["hint", "1,1", "0,0", "2,2", "0,2", "2,0", "1,0", "0,1", "1,2", "2,1"])
+    shown: list[str] = []
+
+    def read(prompt: str) -> str:
+        return next(lines)
+
+    result = play_session(Tris1(), "random", human_seat=0, seed=1, read=read,
+                          write=shown.append)
+    text = "\n".join(shown)
+    assert result in (-1, 0, 1)
+    assert re.search(r"You win!|Draw\.|You lose\.", text)
+
+
+def test_end_of_input_leaves_the_game():
+    def read(prompt: str) -> str:
+        raise EOFError
+
+    assert play_session(Tris1(), "random", 0, read=read, write=lambda s: None) == 0
+
+
+def test_eval_and_tournament(capsys, tmp_path):
+    main(["eval", "tant_fant", "greedy", "random", "--games", "10", "--seed", "1"])
+    assert re.search(r"greedy vs random: \+\d+ =\d+ -\d+ in 10 games", capsys.readouterr().out)
+    heatmap = tmp_path / "table.png"
+    main(["tournament", "tris1", "random", "solver", "--games", "6", "--heatmap",
+          str(heatmap)])
+    out = capsys.readouterr().out
+    assert "| agent | Elo | score | random | solver |" in out
+    assert heatmap.stat().st_size > 1000
+
+
+@pytest.mark.parametrize("pairs, expected", [
+    (["stalemate=loss", "diagonal_only=True", "max_moves=40"],
+     {"stalemate": "loss", "diagonal_only": True, "max_moves": 40}),
+    (["gates=('4,0,S','0,4,N','4,4,S','0,0,N')"],
+     {"gates": ("4,0,S", "0,4,N", "4,4,S", "0,0,N")}),
+])
+def test_parse_options(pairs, expected):
+    assert parse_options(pairs) == expected
+
+
+def test_bad_option_syntax_is_reported():
+    with pytest.raises(SystemExit) as exit_info:
+        main(["eval", "tris1", "random", "random", "--option", "oops"])
+    assert exit_info.value.code == 2

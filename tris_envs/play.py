@@ -1,0 +1,97 @@
+"""``tris-envs play``: a person against an agent in the terminal.
+
+The board is printed with its coordinates; moves are typed in each game's short notation
+(:meth:`~tris_envs.core.game.Game.action_name`): Tant Fant ``b1-b2``, Tris 1 ``row,col``,
+Tritoc the hole ``row,col`` or ``pass``, Doppia scelta ``left`` / ``straight`` / ``right``
+(``row,col Y`` while coloring). Commands: ``moves``, ``hint``, ``help``, ``quit``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tris_envs.agents import SOLVABLE, MCTSAgent, SolverAgent, make_agent
+from tris_envs.core.game import TERMINAL, Game, resolve_chance
+
+HELP = ("Type a move ({example}), or: moves (list the legal moves), hint (suggest a move), "
+        "help, quit.")
+HINT_SIMULATIONS = 2000
+
+
+def hint(game: Game, state: Any, rng: np.random.Generator) -> tuple[int, str]:
+    """The best move by the exact solver where one exists, else by MCTS; and who said so."""
+    if game.info.name in SOLVABLE:
+        try:
+            return SolverAgent(rng).act(game, state), "solver"
+        except ValueError:
+            pass
+    return MCTSAgent(HINT_SIMULATIONS, rng=rng).act(game, state), f"mcts:{HINT_SIMULATIONS}"
+
+
+def play_session(game: Game, opponent: str, human_seat: int, seed: int | None = None,
+                 read: Callable[[str], str] = input,
+                 write: Callable[[str], None] = print) -> int:
+    """Run one game between a person (``human_seat``) and the ``opponent`` agent spec.
+
+    Returns the person's result: +1, 0 (draw, truncation or quit) or -1.
+    """
+    rng = np.random.default_rng(seed)
+    agent = make_agent(opponent, rng)
+    state = resolve_chance(game, game.initial_state(rng), rng)
+    names = {human_seat: "you", 1 - human_seat: agent.name}
+    write(f"{game.info.name}: you play seat {human_seat} "
+          f"({'first' if human_seat == 0 else 'second'}) against {agent.name}.")
+    plies = 0
+    while game.current_player(state) != TERMINAL and plies < game.info.max_moves:
+        write("")
+        write(game.render_text(state))
+        player = game.current_player(state)
+        if player == human_seat:
+            action = _ask(game, state, rng, read, write)
+            if action is None:
+                write("You left the game.")
+                return 0
+        else:
+            action = agent.act(game, state)
+            write(f"{names[player]} plays {game.action_name(state, action)}")
+        state = resolve_chance(game, game.apply(state, action), rng)
+        plies += 1
+    write("")
+    write(game.render_text(state))
+    if game.current_player(state) != TERMINAL:
+        write(f"Stopped after {plies} plies (max_moves): a draw.")
+        return 0
+    result = int(np.sign(game.returns(state)[human_seat]))
+    write({1: "You win!", 0: "Draw.", -1: "You lose."}[result])
+    return result
+
+
+def _ask(game: Game, state: Any, rng: np.random.Generator, read: Callable[[str], str],
+         write: Callable[[str], None]) -> int | None:
+    """Read commands until the person names a legal move (``None``: quit or end of input)."""
+    legal = game.legal_actions(state)
+    example = game.action_name(state, legal[0])
+    while True:
+        try:
+            text = read("your move> ").strip()
+        except EOFError:
+            return None
+        command = text.lower()
+        if command in ("quit", "exit", "q"):
+            return None
+        if command in ("help", "?", ""):
+            write(HELP.format(example=example))
+        elif command == "moves":
+            write("legal moves: " + ", ".join(game.action_name(state, a) for a in legal))
+        elif command == "hint":
+            action, source = hint(game, state, rng)
+            write(f"hint ({source}): {game.action_name(state, action)}")
+        else:
+            try:
+                return game.parse_action(state, text)
+            except ValueError as error:
+                write(f"Not played: {error}")
+
