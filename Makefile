@@ -20,6 +20,7 @@ test: $(STAMP)
 	SDL_VIDEODRIVER=dummy $(BIN)/python -m pytest -n 2 -q
 
 bench: $(STAMP)
+	$(BIN)/pip install -e ".[bench]"
 	$(BIN)/tris-envs bench
 
 lint: $(STAMP)

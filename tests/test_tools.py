@@ -55,12 +55,15 @@ def test_demo_prints_a_game_and_a_match(capsys):
 
 
 def test_benchmark_report(capsys):
-    main(["bench", "--steps", "300", "--rounds", "1", "--env", "tris1_v0"])
+    main(["bench", "--steps", "300", "--rounds", "1", "--env", "tris1_v0",
+          "--mcts-simulations", "200"])
     out = capsys.readouterr().out
     assert "| tictactoe_v3 |" in out and "| tris1_v0 |" in out
     assert "| tant_fant stalemate=draw diagonal_only=False | 3,080 | draw |" in out
     assert "| tris1 | 5,478 | draw |" in out
     assert "| crossing | 20 |" in out
+    assert "| tris1_v0 (tris_envs MCTSAgent) |" in out
+    assert "| tic_tac_toe (OpenSpiel MCTSBot) |" in out
 
 
 def test_cli_rejects_bad_arguments():

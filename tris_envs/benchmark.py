@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from tris_envs.core.game import CHANCE, TERMINAL, Game
+from tris_envs.core.game import CHANCE, TERMINAL, Game, resolve_chance
 from tris_envs.core.solver import solve
 from tris_envs.registry import ENV_MODULES, env_module
 
@@ -88,8 +88,12 @@ class Row:
         return self.env_steps / baseline
 
 
-def run(steps: int = 20_000, rounds: int = 3, names: list[str] | None = None) -> str:
-    """Measure every environment and the solvers; return a Markdown report."""
+def run(steps: int = 20_000, rounds: int = 3, names: list[str] | None = None,
+        mcts_simulations: int = 2000) -> str:
+    """Measure every environment, the solvers and MCTS; return a Markdown report.
+
+    ``mcts_simulations=0`` skips the MCTS section.
+    """
     names = names or list(ENV_MODULES)
     makers: dict[str, Callable[[], Any]] = {BASELINE: baseline_env}
     makers.update({name: env_module(name).env for name in names})
@@ -130,7 +134,63 @@ def run(steps: int = 20_000, rounds: int = 3, names: list[str] | None = None) ->
     for scheme, positions, seconds in doppia_scelta_solves(boards=20):
         verdict = "< 0.1 s " + ("met" if seconds < 0.1 else "NOT met")
         lines.append(f"| {scheme} | 20 | {positions:,.0f} | {seconds:.4f} | {verdict} |")
+    if mcts_simulations:
+        lines += mcts_report(names, mcts_simulations, rounds)
     return "\n".join(lines)
+
+
+def mcts_simulations_per_second(game: Game, simulations: int, seed: int = 0) -> float:
+    """Simulations per second of our MCTS from the game's start (root visits / seconds)."""
+    from tris_envs.agents.mcts import MCTSAgent
+
+    rng = np.random.default_rng(seed)
+    state = resolve_chance(game, game.initial_state(rng), rng)
+    agent = MCTSAgent(simulations, rng=rng)
+    start = time.perf_counter()
+    root = agent.search(game, state)
+    return root.visits / (time.perf_counter() - start)
+
+
+def openspiel_simulations_per_second(simulations: int, seed: int = 0) -> float | None:
+    """OpenSpiel's Python ``MCTSBot`` (random rollouts, solver on) on its ``tic_tac_toe``.
+
+    ``None`` when OpenSpiel is not installed (``pip install 'tris_envs[bench]'``).
+    """
+    try:
+        import pyspiel
+        from open_spiel.python.algorithms import mcts
+    except ImportError:
+        return None
+    game = pyspiel.load_game("tic_tac_toe")
+    bot = mcts.MCTSBot(game, uct_c=1.4, max_simulations=simulations,
+                       evaluator=mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed)),
+                       solve=True, random_state=np.random.RandomState(seed))
+    start = time.perf_counter()
+    root = bot.mcts_search(game.new_initial_state())
+    return root.explore_count / (time.perf_counter() - start)
+
+
+def mcts_report(names: list[str], simulations: int, rounds: int) -> list[str]:
+    """Markdown lines: our MCTS per game, and OpenSpiel's on tic-tac-toe against Tris 1."""
+    lines = ["", f"MCTS from the start position, {simulations} simulations, best of {rounds}",
+             "", "| game | simulations/s |", "|---|---:|"]
+    ours = {}
+    for name in names:
+        game = env_module(name).raw_env().game
+        ours[name] = max(mcts_simulations_per_second(game, simulations, seed)
+                         for seed in range(rounds))
+        lines.append(f"| {name} (tris_envs MCTSAgent) | {ours[name]:,.0f} |")
+    spiel = [openspiel_simulations_per_second(simulations, seed) for seed in range(rounds)]
+    if None in spiel:
+        lines.append("| tic_tac_toe (OpenSpiel MCTSBot) | not installed: "
+                     "pip install 'tris_envs[bench]' |")
+    else:
+        best = max(spiel)
+        lines.append(f"| tic_tac_toe (OpenSpiel MCTSBot) | {best:,.0f} |")
+        if "tris1_v0" in ours:
+            lines.append(f"| ratio tris1 / OpenSpiel tic_tac_toe (target ≥ 1×) | "
+                         f"{ours['tris1_v0'] / best:.2f}× |")
+    return lines
 
 
 def doppia_scelta_solves(boards: int, seed: int = 0) -> list[tuple[str, float, float]]:

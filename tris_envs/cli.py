@@ -62,6 +62,8 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--rounds", type=int, default=3, help="rounds; the best is kept")
     bench.add_argument("--env", action="append", choices=sorted(ENV_MODULES),
                        help="environment to time (repeatable; default all)")
+    bench.add_argument("--mcts-simulations", type=int, default=2000,
+                       help="simulations per MCTS search timed (0: skip MCTS)")
     commands.add_parser("demo", help="a Tant Fant game and a greedy-vs-random match")
     return parser
 
@@ -84,9 +86,10 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     if args.command == "bench":
         from tris_envs.benchmark import run
 
-        if args.steps < 1 or args.rounds < 1:
-            parser.error("--steps and --rounds must be at least 1")
-        print(run(steps=args.steps, rounds=args.rounds, names=args.env))
+        if args.steps < 1 or args.rounds < 1 or args.mcts_simulations < 0:
+            parser.error("--steps and --rounds must be at least 1, --mcts-simulations >= 0")
+        print(run(steps=args.steps, rounds=args.rounds, names=args.env,
+                  mcts_simulations=args.mcts_simulations))
     elif args.command == "demo":
         from tris_envs.demo import main as demo
 
