@@ -244,3 +244,15 @@ def test_records_replay_tant_fant_with_repetition_draws():
         endings.add(final.ending)
         assert record.positions[-1] == game.to_notation(final)
     assert "repetition" in endings
+
+
+def test_strength_order_at_a_fixed_seed():
+    """The README's Tant Fant round robin in small: the order of the baselines holds."""
+    game = TantFant()
+    strong = play_match(game, "mcts:1000", "mcts:100", n_games=12, seed=0)
+    assert strong.score > 0.7
+    for agent in ("mcts:100", "mcts:1000"):
+        assert play_match(game, agent, "random", n_games=10, seed=1).score > 0.8
+    for opponent in ("mcts:1000", "greedy", "random"):
+        result = play_match(game, "solver", opponent, n_games=8, seed=2)
+        assert result.losses == 0, opponent
