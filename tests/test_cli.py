@@ -5,12 +5,15 @@ from __future__ import annotations
 import re
 import sys
 
+import numpy as np
 import pexpect
 import pytest
 
 from tris_envs.cli import main, parse_options
+from tris_envs.core import TERMINAL, resolve_chance
 from tris_envs.games.tris1 import Tris1
 from tris_envs.play import play_session
+from tris_envs.registry import ENV_MODULES, make_game
 
 PROMPT = "your move> "
 
@@ -121,3 +124,20 @@ def test_bad_option_syntax_is_reported():
     with pytest.raises(SystemExit) as exit_info:
         main(["eval", "tris1", "random", "random", "--option", "oops"])
     assert exit_info.value.code == 2
+
+
+@pytest.mark.parametrize("name", sorted(ENV_MODULES))
+def test_every_legal_move_name_parses_back(name):
+    options = {"setup": "placement"} if name == "tris2_v0" else {}
+    game = make_game(name, **options)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        state = resolve_chance(game, game.initial_state(rng), rng)
+        for _ in range(60):
+            if game.current_player(state) == TERMINAL:
+                break
+            legal = game.legal_actions(state)
+            names = [game.action_name(state, a) for a in legal]
+            assert len(set(names)) == len(names)
+            assert [game.parse_action(state, f" {n.upper()} ") for n in names] == list(legal)
+            state = resolve_chance(game, game.apply(state, int(rng.choice(legal))), rng)

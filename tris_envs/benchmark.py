@@ -2,7 +2,8 @@
 
 Speeds are reported as ratios against PettingZoo's ``tictactoe_v3`` measured in the same
 process, so they mean the same on a fast or a loaded machine. Each environment is timed in
-several interleaved rounds and its best round is kept, which filters out the moments when
+several interleaved rounds, each with new seeds (so games that memoize positions are not
+replaying known ones), and its best round is kept, which filters out the moments when
 other processes take the CPU.
 """
 
@@ -98,13 +99,13 @@ def run(steps: int = 20_000, rounds: int = 3, names: list[str] | None = None,
     makers: dict[str, Callable[[], Any]] = {BASELINE: baseline_env}
     makers.update({name: env_module(name).env for name in names})
     best = dict.fromkeys(makers, 0.0)
-    for _ in range(rounds):
+    for seed in range(rounds):
         for name, make in makers.items():
-            best[name] = max(best[name], aec_steps_per_second(make, steps))
+            best[name] = max(best[name], aec_steps_per_second(make, steps, seed))
     rows = [Row(BASELINE, best[BASELINE], None)]
     for name in names:
         game = env_module(name).raw_env().game
-        core = max(core_steps_per_second(game, steps) for _ in range(rounds))
+        core = max(core_steps_per_second(game, steps, seed) for seed in range(rounds))
         rows.append(Row(name, best[name], core))
 
     lines = [

@@ -10,6 +10,7 @@ ENV_MODULES: dict[str, str] = {
     "doppia_scelta_v0": "tris_envs.doppia_scelta_v0",
     "tant_fant_v0": "tris_envs.tant_fant_v0",
     "tris1_v0": "tris_envs.tris1_v0",
+    "tris2_v0": "tris_envs.tris2_v0",
     "tritoc_v0": "tris_envs.tritoc_v0",
 }
 """Environment name -> module with ``env()`` and ``raw_env``."""

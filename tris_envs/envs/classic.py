@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from pettingzoo.utils.env import AECIterable, AECIterator
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import BaseWrapper
@@ -96,7 +97,8 @@ class ClassicWrapper(BaseWrapper):
         self._has_updated = True
         agent = env.agent_selection
         dead = env.terminations[agent] or env.truncations[agent]
-        in_bounds = (0 <= action < env._n_actions if type(action) is int
+        in_bounds = (0 <= action < env._n_actions
+                     if type(action) is int or isinstance(action, np.integer)
                      else env.action_spaces[agent].contains(action))
         if not (in_bounds or (action is None and dead)):
             raise OutOfBoundsActionError(
