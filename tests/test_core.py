@@ -183,3 +183,19 @@ def test_metadata_is_static():
     game = TantFant()
     assert game.info is game.info and game.info.num_actions == 81
     assert functools.reduce(int.__mul__, game.info.observation_shape) == 36
+
+
+def test_a_dice_roll_that_ends_the_game_pays_its_result():
+    from test_agents import ROLL, DiceRace
+
+    from tris_envs.envs.aec import GameEnv
+
+    class RaceEnv(GameEnv):
+        game_class = DiceRace
+        metadata = GameEnv.make_metadata("dice_race")
+
+    env = RaceEnv(target=1, walk=False)      # the first roll (any face) wins for player_0
+    env.reset(seed=0)
+    env.step(ROLL)
+    assert all(env.terminations.values())
+    assert env._cumulative_rewards == {"player_0": 1.0, "player_1": -1.0}

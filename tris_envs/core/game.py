@@ -244,3 +244,21 @@ def resolve_chance(game: Game[S], state: S, rng: np.random.Generator) -> S:
     while game.current_player(state) == CHANCE:
         state = game.apply(state, sample_outcome(game.chance_outcomes(state), rng.random()))
     return state
+
+
+def advance(game: Game[S], state: S, action: int,
+            rng: np.random.Generator) -> tuple[S, tuple[float, float]]:
+    """Apply a player's ``action``, then chance outcomes drawn from ``rng``.
+
+    Returns the state where a player is to act (or the game is over) and the rewards paid
+    on the way: ``game.rewards`` of every state produced, so a chance outcome that ends the
+    game pays its result too.
+    """
+    state = game.apply(state, action)
+    r0, r1 = game.rewards(state)
+    while game.current_player(state) == CHANCE:
+        state = game.apply(state, sample_outcome(game.chance_outcomes(state), rng.random()))
+        c0, c1 = game.rewards(state)
+        r0 += c0
+        r1 += c1
+    return state, (r0, r1)

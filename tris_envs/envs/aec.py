@@ -19,7 +19,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from tris_envs.core.game import TERMINAL, Game, resolve_chance
+from tris_envs.core.game import TERMINAL, Game, advance, resolve_chance
 from tris_envs.core.options import check_choice
 
 AGENTS = ("player_0", "player_1")
@@ -120,9 +120,8 @@ class GameEnv(AECEnv):
         is_index = type(action) is int or isinstance(action, np.integer)
         if not (is_index and 0 <= action < self._n_actions and game.legal_mask(state)[action]):
             raise game.illegal_action_error(state, action)
-        state = game.apply(state, int(action))
-        rewards = game.rewards(state)
-        self.game_state = state = resolve_chance(self.game, state, self._rng)
+        state, rewards = advance(game, state, int(action), self._rng)
+        self.game_state = state
         self.num_moves += 1
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {AGENTS[0]: rewards[0], AGENTS[1]: rewards[1]}
