@@ -7,17 +7,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from pettingzoo.utils import wrappers
 
 from tris_envs import tant_fant_v0, tris1_v0
+from tris_envs.benchmark import pettingzoo_chain
 from tris_envs.envs.classic import ClassicWrapper, OutOfBoundsActionError
 
 
-def pettingzoo_chain(module: Any, **options: Any) -> Any:
-    env = module.raw_env(**options)
-    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
-    env = wrappers.AssertOutOfBoundsWrapper(env)
-    return wrappers.OrderEnforcingWrapper(env)
+def pettingzoo_chain_of(module: Any, **options: Any) -> Any:
+    return pettingzoo_chain(module.raw_env(**options))
 
 
 def snapshot(env: Any) -> tuple:
@@ -38,7 +35,7 @@ def outcome(env: Any, action: Any) -> tuple:
 @pytest.mark.parametrize("module", [tant_fant_v0, tris1_v0])
 def test_same_behaviour_on_random_sequences_with_bad_actions(module):
     rnd = random.Random(0)
-    ours, theirs = module.env(max_moves=30), pettingzoo_chain(module, max_moves=30)
+    ours, theirs = module.env(max_moves=30), pettingzoo_chain_of(module, max_moves=30)
     n = ours.action_space("player_0").n
     for game in range(200):
         ours.reset(seed=game)
@@ -68,7 +65,7 @@ def test_same_behaviour_on_random_sequences_with_bad_actions(module):
 def test_agent_iter_loop_matches():
     for module in (tant_fant_v0, tris1_v0):
         results = []
-        for env in (module.env(), pettingzoo_chain(module)):
+        for env in (module.env(), pettingzoo_chain_of(module)):
             rnd = random.Random(3)
             env.reset(seed=3)
             trace = []
@@ -85,7 +82,7 @@ def test_agent_iter_loop_matches():
 @pytest.mark.parametrize("name", ["agents", "rewards", "terminations", "truncations", "infos",
                                   "agent_selection", "num_agents"])
 def test_attributes_before_reset(name):
-    for env in (tant_fant_v0.env(), pettingzoo_chain(tant_fant_v0)):
+    for env in (tant_fant_v0.env(), pettingzoo_chain_of(tant_fant_v0)):
         with pytest.raises(AttributeError, match=f"{name} cannot be accessed before reset"):
             getattr(env, name)
 
@@ -98,13 +95,13 @@ def test_attributes_before_reset(name):
 ])
 def test_calls_before_reset(call, message):
     for env in (tant_fant_v0.env(render_mode="ansi"),
-                pettingzoo_chain(tant_fant_v0, render_mode="ansi")):
+                pettingzoo_chain_of(tant_fant_v0, render_mode="ansi")):
         with pytest.raises(AssertionError, match=message):
             call(env)
 
 
 def test_agent_iter_requires_a_step_between_agents():
-    for env in (tant_fant_v0.env(), pettingzoo_chain(tant_fant_v0)):
+    for env in (tant_fant_v0.env(), pettingzoo_chain_of(tant_fant_v0)):
         env.reset()
         iterator = iter(env.agent_iter())
         next(iterator)

@@ -77,6 +77,15 @@ def baseline_env() -> Any:
     return tictactoe_v3.env()
 
 
+def pettingzoo_chain(env: Any) -> Any:
+    """``env`` in PettingZoo's classic three-wrapper chain (which ``env()`` replaces)."""
+    from pettingzoo.utils import wrappers
+
+    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)
+
+
 @dataclass
 class Row:
     """One environment's figures."""
@@ -98,6 +107,13 @@ def run(steps: int = 20_000, rounds: int = 3, names: list[str] | None = None,
     names = names or list(ENV_MODULES)
     makers: dict[str, Callable[[], Any]] = {BASELINE: baseline_env}
     makers.update({name: env_module(name).env for name in names})
+    wrapper_rows = {}
+    if "tant_fant_v0" in names:
+        raw = env_module("tant_fant_v0").raw_env
+        wrapper_rows = {"tant_fant_v0 raw_env (no wrapper)": raw,
+                        "tant_fant_v0 in PettingZoo's wrapper chain":
+                            lambda: pettingzoo_chain(raw())}
+        makers.update(wrapper_rows)
     best = dict.fromkeys(makers, 0.0)
     for seed in range(rounds):
         for name, make in makers.items():
@@ -114,6 +130,7 @@ def run(steps: int = 20_000, rounds: int = 3, names: list[str] | None = None,
         "| environment | env() steps/s | ratio to tictactoe_v3 | target | raw core steps/s |",
         "|---|---:|---:|---:|---:|",
     ]
+    rows += [Row(label, best[label], None) for label in wrapper_rows]
     base = best[BASELINE]
     for row in rows:
         target = TARGET_RATIO.get(row.name)
