@@ -24,7 +24,7 @@ bench: $(STAMP)
 	$(BIN)/tris-envs bench
 
 lint: $(STAMP)
-	$(BIN)/ruff check tris_envs tests benchmarks
+	$(BIN)/ruff check tris_envs tests benchmarks training
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -383,7 +383,7 @@ def test_make_agent_builds_every_spec():
     assert make_agent("mcts:250").simulations == 250
     timed = make_agent("mcts:0.5s")
     assert timed.time_budget == 0.5 and timed.simulations is None
-    assert len(AGENT_SPECS) == 6
+    assert len(AGENT_SPECS) == 7
 
 
 @pytest.mark.parametrize("spec", ["", "Random", "mcts:", "mcts:0", "mcts:-5", "mcts:1.5",
@@ -391,11 +391,6 @@ def test_make_agent_builds_every_spec():
 def test_make_agent_rejects_bad_specs(spec):
     with pytest.raises(ValueError, match="allowed: 'random', 'greedy', 'mcts'"):
         make_agent(spec)
-
-
-def test_make_agent_says_when_ppo_arrives():
-    with pytest.raises(ValueError, match="not available until training lands"):
-        make_agent("ppo:model.zip")
 
 
 def test_solver_agent_plays_doppia_scelta_per_board():

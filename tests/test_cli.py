@@ -70,7 +70,8 @@ def test_play_quits_cleanly_and_rejects_bad_arguments():
     child.expect(pexpect.EOF)
     for args, message in ((["play", "tris1", "--opponent", "alphazero"], "unknown agent"),
                           (["play", "tant_fant", "--option", "stalemate=lose"],
-                           "stalemate='lose' is not allowed")):
+                           "stalemate='lose' is not allowed"),
+                          (["eval", "tris1", "ppo:missing.zip", "random"], "missing.zip")):
         child = spawn(*args)
         child.expect(message)
         child.expect(pexpect.EOF)

@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     try:
         _run(args, parser)
-    except ValueError as error:
+    except (ValueError, OSError, ImportError) as error:
         parser.exit(2, f"tris-envs {args.command}: error: {error}\n")
     except KeyboardInterrupt:
         parser.exit(130, "\n")

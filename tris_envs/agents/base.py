@@ -25,7 +25,8 @@ class Agent(Protocol):
         ...
 
 
-AGENT_SPECS = ("random", "greedy", "mcts", "mcts:<simulations>", "mcts:<seconds>s", "solver")
+AGENT_SPECS = ("random", "greedy", "mcts", "mcts:<simulations>", "mcts:<seconds>s", "solver",
+               "ppo:<path>")
 """The forms :func:`make_agent` accepts."""
 
 
@@ -35,10 +36,13 @@ def make_agent(spec: str, rng: np.random.Generator | None = None) -> Agent:
     Specs: ``"random"``, ``"greedy"``, ``"mcts"`` (1000 simulations per move),
     ``"mcts:<simulations>"`` (e.g. ``"mcts:300"``), ``"mcts:<seconds>s"`` (a time budget
     per move, e.g. ``"mcts:0.5s"``), ``"solver"`` (perfect play where an exact solver
-    exists).
+    exists), ``"ppo:<path>"`` (a trained ``MaskablePPO`` checkpoint, see
+    :class:`~tris_envs.agents.ppo.PPOAgent`; needs ``pip install 'tris_envs[train]'``).
 
     Raises:
         ValueError: a spec not of these forms, listing the allowed ones.
+        ImportError: a ``ppo:`` spec without the train extra installed.
+        FileNotFoundError: a ``ppo:`` spec naming no file.
     """
     from tris_envs.agents.mcts import MCTSAgent
     from tris_envs.agents.scripted import GreedyAgent, RandomAgent
@@ -49,9 +53,10 @@ def make_agent(spec: str, rng: np.random.Generator | None = None) -> Agent:
     if isinstance(spec, str):
         if spec in simple:
             return simple[spec](rng=rng)
-        if spec.startswith("ppo:"):
-            raise ValueError(f"agent {spec!r}: ppo agents are not available until training "
-                             "lands")
+        if spec.startswith("ppo:") and len(spec) > len("ppo:"):
+            from tris_envs.agents.ppo import PPOAgent
+
+            return PPOAgent(spec[len("ppo:"):], rng=rng)
         name, _, limit = spec.partition(":")
         if name == "mcts" and limit.isdigit() and int(limit) > 0:
             return MCTSAgent(simulations=int(limit), rng=rng)
@@ -60,7 +65,7 @@ def make_agent(spec: str, rng: np.random.Generator | None = None) -> Agent:
             return MCTSAgent(simulations=None, time_budget=seconds, rng=rng)
     allowed = ", ".join(repr(s) for s in AGENT_SPECS)
     raise ValueError(f"unknown agent spec {spec!r}; allowed: {allowed} "
-                     "(e.g. 'mcts:1000', 'mcts:0.5s')")
+                     "(e.g. 'mcts:1000', 'mcts:0.5s', 'ppo:runs/tant_fant/final.zip')")
 
 
 def _seconds(text: str) -> float | None:

@@ -1,0 +1,302 @@
+"""Trained ``MaskablePPO`` policies as agents, as self-play opponents, and their board CNN.
+
+:class:`PPOAgent` plays a checkpoint written by ``training/train.py`` (or any ``MaskablePPO``
+zip trained on :class:`~tris_envs.envs.SingleAgentEnv`) through the :class:`Agent` protocol,
+so matches, tournaments and ``tris-envs play`` take it like the baselines::
+
+    from tris_envs.agents import make_agent
+
+    agent = make_agent("ppo:runs/tant_fant/final.zip")   # = PPOAgent("runs/.../final.zip")
+    action = agent.act(game, state)
+
+:class:`PolicyOpponent` is the same policy in the ``policy(observation, action_mask)`` form that
+:class:`~tris_envs.envs.SingleAgentEnv` accepts as an opponent (self-play snapshots); it
+pickles, so ``SubprocVecEnv`` can send it to its workers.
+
+:class:`BoardCNN` is the Stable-Baselines3 features extractor of the training configurations:
+3x3 convolutions with padding 1 over the ``(H, W, C)`` observation planes, flattened into a
+dense layer.
+
+Stable-Baselines3, sb3-contrib and torch come with the ``train`` extra (``pip install
+'tris_envs[train]'``). This module imports them only when a policy is loaded or
+:class:`BoardCNN` is first used, so the rest of the package works without them. Loading a
+policy sets torch to one thread (``torch.set_num_threads(1)``): these networks are tiny,
+intra-op threads do not speed them up, and on shared cores they slow torch down many times.
+Loaded checkpoints are cached per process (keyed by path, size and modification time), so
+the agents a match builds for each game share one network.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tris_envs.core.game import Game
+
+if TYPE_CHECKING:
+    from sb3_contrib import MaskablePPO
+
+TRAIN_EXTRA = "pip install 'tris_envs[train]'"
+"""How to install what this module needs."""
+
+MODEL_CACHE_SIZE = 32
+"""Loaded checkpoints kept per process (least recently used dropped first)."""
+
+_MODELS: OrderedDict[tuple[str, int, int], MaskablePPO] = OrderedDict()
+
+
+def _require_train_extra() -> None:
+    """Raise a clear ``ImportError`` unless torch, SB3 and sb3-contrib are importable."""
+    missing = [name for name in ("torch", "stable_baselines3", "sb3_contrib")
+               if importlib.util.find_spec(name) is None]
+    if missing:
+        raise ImportError(f"PPO agents need {', '.join(missing)}, from the train extra: "
+                          f"{TRAIN_EXTRA}")
+
+
+def _checkpoint_path(path: str | Path) -> Path:
+    """``path`` resolved; ``FileNotFoundError`` unless it is a file."""
+    resolved = Path(path).expanduser().resolve()
+    if not resolved.is_file():
+        raise FileNotFoundError(f"PPO checkpoint {str(path)!r} not found (a .zip written by "
+                                "MaskablePPO.save or training/train.py)")
+    return resolved
+
+
+def load_model(path: str | Path) -> MaskablePPO:
+    """The ``MaskablePPO`` model saved at ``path``, on the CPU, cached per process.
+
+    Raises:
+        ImportError: the train extra is not installed.
+        FileNotFoundError: no file at ``path``.
+    """
+    _require_train_extra()
+    resolved = _checkpoint_path(path)
+    stat = resolved.stat()
+    key = (str(resolved), stat.st_size, stat.st_mtime_ns)
+    model = _MODELS.get(key)
+    if model is None:
+        model = _load(resolved)
+        if len(_MODELS) >= MODEL_CACHE_SIZE:
+            _MODELS.popitem(last=False)
+        _MODELS[key] = model
+    else:
+        _MODELS.move_to_end(key)
+    return model
+
+
+def _load(source: Path | io.BytesIO) -> MaskablePPO:
+    """Load a model from a file or an in-memory zip, with torch on one thread."""
+    _require_train_extra()
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(1)
+    return MaskablePPO.load(source, device="cpu")
+
+
+def policy_action(model: MaskablePPO, observation: np.ndarray, mask: np.ndarray,
+                  deterministic: bool, rng: np.random.Generator) -> int:
+    """The model's action for one observation, restricted to ``mask``.
+
+    Deterministic play takes the most probable legal action; otherwise the action is drawn
+    from the policy's masked distribution with ``rng`` (so seeded matches repeat).
+
+    Raises:
+        ValueError: the observation or mask does not fit the model, or no action is legal.
+    """
+    import torch
+
+    shape = model.observation_space.shape
+    n_actions = int(model.action_space.n)
+    if observation.shape != shape or mask.shape != (n_actions,):
+        raise ValueError(f"the PPO policy expects observations of shape {shape} and "
+                         f"{n_actions} actions, got {observation.shape} and {mask.shape[0]}: "
+                         "was it trained on this game with these options?")
+    legal = np.flatnonzero(mask)
+    if legal.size == 0:
+        raise ValueError("the PPO policy was asked to move where no action is legal")
+    with torch.no_grad():
+        obs = torch.as_tensor(observation[None], dtype=torch.float32)
+        distribution = model.policy.get_distribution(obs, action_masks=mask[None])
+        probs = distribution.distribution.probs[0].numpy()[legal].astype(np.float64)
+    if deterministic:
+        return int(legal[np.argmax(probs)])
+    return int(rng.choice(legal, p=probs / probs.sum()))
+
+
+class PPOAgent:
+    """A trained ``MaskablePPO`` checkpoint playing through the :class:`Agent` protocol.
+
+    The agent builds the mover's own observation (``game.observation(state, player)``, the
+    view the learner had in :class:`~tris_envs.envs.SingleAgentEnv`) and its legal mask, and
+    plays the policy's most probable legal action (``deterministic=True``) or samples the
+    masked distribution with ``rng``. The checkpoint loads at the first move.
+
+    Args:
+        path: The checkpoint (``.zip``).
+        rng: Generator for stochastic play.
+        deterministic: Play the most probable legal action instead of sampling.
+
+    Raises:
+        ImportError: the train extra is not installed (``pip install 'tris_envs[train]'``).
+        FileNotFoundError: no file at ``path``.
+    """
+
+    def __init__(self, path: str | Path, rng: np.random.Generator | None = None,
+                 deterministic: bool = True) -> None:
+        _require_train_extra()
+        self.path = _checkpoint_path(path)
+        self.rng = rng if rng is not None else np.random.default_rng()
+        self.deterministic = deterministic
+        self.name = f"ppo:{self.path.stem}"
+
+    @property
+    def model(self) -> MaskablePPO:
+        """The loaded model (cached per process)."""
+        return load_model(self.path)
+
+    def act(self, game: Game, state: Any) -> int:
+        """The policy's legal action for ``game.current_player(state)``.
+
+        Raises:
+            ValueError: the checkpoint's spaces do not fit ``game``.
+        """
+        player = game.current_player(state)
+        observation = game.observation(state, player)
+        mask = game.legal_mask(state).astype(bool)
+        return policy_action(self.model, observation, mask, self.deterministic, self.rng)
+
+
+class PolicyOpponent:
+    """A trained policy as a :class:`~tris_envs.envs.SingleAgentEnv` opponent (self-play).
+
+    Called as ``opponent(observation, action_mask) -> action`` with the opponent seat's own
+    observation. It pickles (for ``SubprocVecEnv`` and ``env_method``): a path-backed opponent
+    as its path, a model-backed one as the model's saved zip bytes; the receiving process
+    loads the model at its first move.
+
+    Args:
+        source: A checkpoint path or a ``MaskablePPO`` model.
+        deterministic: Play the most probable legal action; by default the opponent samples,
+            which gives the learner more varied games.
+        rng: Generator for sampling.
+        label: A name for logs (default: ``"ppo:<file stem>"`` or ``"ppo:model"``).
+
+    Raises:
+        ImportError: the train extra is not installed.
+        FileNotFoundError: ``source`` is a path to no file.
+    """
+
+    def __init__(self, source: str | Path | MaskablePPO, deterministic: bool = False,
+                 rng: np.random.Generator | None = None, label: str | None = None) -> None:
+        _require_train_extra()
+        self.deterministic = deterministic
+        self.rng = rng if rng is not None else np.random.default_rng()
+        self._model_bytes: bytes | None = None
+        if isinstance(source, (str, Path)):
+            self.path: Path | None = _checkpoint_path(source)
+            self._model: MaskablePPO | None = None
+            default_label = f"ppo:{self.path.stem}"
+        else:
+            self.path = None
+            self._model = source
+            default_label = "ppo:model"
+        self.label = label if label is not None else default_label
+
+    @property
+    def model(self) -> MaskablePPO:
+        """The policy's model (loaded at first use)."""
+        if self._model is None:
+            if self.path is not None:
+                self._model = load_model(self.path)
+            else:
+                self._model = _load(io.BytesIO(self._model_bytes))
+        return self._model
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The policy's action for the opponent's observation and mask."""
+        return policy_action(self.model, observation, np.asarray(action_mask, dtype=bool),
+                             self.deterministic, self.rng)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        if self.path is None and self._model_bytes is None:
+            buffer = io.BytesIO()
+            self._model.save(buffer)
+            state["_model_bytes"] = buffer.getvalue()
+        state["_model"] = None
+        return state
+
+    def __repr__(self) -> str:
+        return f"PolicyOpponent({self.label!r}, deterministic={self.deterministic})"
+
+
+def _define_board_cnn() -> type:
+    """Build the :class:`BoardCNN` class (imports torch and Stable-Baselines3)."""
+    _require_train_extra()
+    import torch
+    from gymnasium import spaces
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+
+    class BoardCNN(BaseFeaturesExtractor):
+        """Convolutions over a board's ``(H, W, C)`` planes, flattened into a dense layer.
+
+        Each layer is a ``kernel_size`` convolution with "same" padding (the board keeps its
+        size, edges are seen as zeros) and a ReLU; the last layer's maps are flattened into
+        ``features_dim`` units with a ReLU. The policy and value heads (``net_arch``) sit on
+        top.
+
+        Args:
+            observation_space: ``Box`` of shape ``(H, W, C)``, channels last.
+            channels: Output channels of each convolution.
+            features_dim: Units of the dense layer after the flattening.
+            kernel_size: Odd kernel size of the convolutions.
+        """
+
+        def __init__(self, observation_space: spaces.Box, channels: Sequence[int] = (32, 32),
+                     features_dim: int = 128, kernel_size: int = 3) -> None:
+            super().__init__(observation_space, features_dim)
+            if len(observation_space.shape) != 3:
+                raise ValueError(f"BoardCNN needs (H, W, C) observations, got shape "
+                                 f"{observation_space.shape}")
+            if not channels or kernel_size % 2 == 0 or kernel_size < 1:
+                raise ValueError(f"BoardCNN needs at least one layer and an odd kernel size, "
+                                 f"got channels={list(channels)}, kernel_size={kernel_size}")
+            height, width, depth = observation_space.shape
+            layers: list[torch.nn.Module] = []
+            for out in channels:
+                layers += [torch.nn.Conv2d(depth, out, kernel_size, padding=kernel_size // 2),
+                           torch.nn.ReLU()]
+                depth = out
+            self.convolutions = torch.nn.Sequential(*layers, torch.nn.Flatten())
+            self.dense = torch.nn.Sequential(
+                torch.nn.Linear(depth * height * width, features_dim), torch.nn.ReLU())
+
+        def forward(self, observations: torch.Tensor) -> torch.Tensor:
+            """Features of a batch of ``(N, H, W, C)`` observations."""
+            return self.dense(self.convolutions(observations.permute(0, 3, 1, 2)))
+
+    BoardCNN.__module__ = __name__
+    BoardCNN.__qualname__ = "BoardCNN"
+    return BoardCNN
+
+
+def __getattr__(name: str) -> Any:
+    """Define :class:`BoardCNN` on first access, so that importing this module needs no torch.
+
+    Checkpoints name the class ``tris_envs.agents.ppo.BoardCNN``; unpickling them resolves it
+    through this hook.
+    """
+    if name == "BoardCNN":
+        cls = _define_board_cnn()
+        globals()["BoardCNN"] = cls
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
