@@ -99,4 +99,4 @@ def draw_line_board(
     for (x, y) in points:
         canvas.circle(x, y, 5, INK)
     for (x, y), label in zip(points, labels):
-        canvas.text(label, x - 22, y + 22, 16, INK)
+        canvas.text(label, x - 36, y + 34, 16, INK)
