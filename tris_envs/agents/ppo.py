@@ -30,13 +30,13 @@ from __future__ import annotations
 
 import importlib.util
 import io
-from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tris_envs.agents.base import LRUCache
 from tris_envs.core.game import Game
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ TRAIN_EXTRA = "pip install 'tris_envs[train]'"
 MODEL_CACHE_SIZE = 32
 """Loaded checkpoints kept per process (least recently used dropped first)."""
 
-_MODELS: OrderedDict[tuple[str, int, int], MaskablePPO] = OrderedDict()
+_MODELS: LRUCache[tuple[str, int, int], MaskablePPO] = LRUCache(MODEL_CACHE_SIZE)
 
 
 def _require_train_extra() -> None:
@@ -80,15 +80,7 @@ def load_model(path: str | Path) -> MaskablePPO:
     resolved = _checkpoint_path(path)
     stat = resolved.stat()
     key = (str(resolved), stat.st_size, stat.st_mtime_ns)
-    model = _MODELS.get(key)
-    if model is None:
-        model = _load(resolved)
-        if len(_MODELS) >= MODEL_CACHE_SIZE:
-            _MODELS.popitem(last=False)
-        _MODELS[key] = model
-    else:
-        _MODELS.move_to_end(key)
-    return model
+    return _MODELS.get(key, lambda: _load(resolved))
 
 
 def _load(source: Path | io.BytesIO) -> MaskablePPO:

@@ -20,12 +20,12 @@ can the stripped value be optimistic.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any
 
 import numpy as np
 
+from tris_envs.agents.base import LRUCache
 from tris_envs.core.game import Game
 from tris_envs.core.solver import Solution, solve
 
@@ -35,7 +35,7 @@ Adapter = Callable[[Game, Any], tuple[Game, Any, Any]]
 CACHE_SIZE = 16
 """Solutions kept per process (least recently used dropped first)."""
 
-_CACHE: OrderedDict[Hashable, Solution] = OrderedDict()
+_CACHE: LRUCache[Hashable, Solution] = LRUCache(CACHE_SIZE)
 
 
 def _solve_as_is(game: Game, state: Any) -> tuple[Game, Any, Any]:
@@ -89,15 +89,7 @@ def solution_for(game: Game, state: Any) -> tuple[Solution, Any]:
 def _cached_solution(game: Game, root: Any) -> Solution:
     options = {k: v for k, v in game.options().items() if k != "max_moves"}
     key = (game.info.name, repr(sorted(options.items())), root)
-    solution = _CACHE.get(key)
-    if solution is None:
-        solution = solve(game, root)
-        if len(_CACHE) >= CACHE_SIZE:
-            _CACHE.popitem(last=False)
-        _CACHE[key] = solution
-    else:
-        _CACHE.move_to_end(key)
-    return solution
+    return _CACHE.get(key, lambda: solve(game, root))
 
 
 class SolverAgent:
