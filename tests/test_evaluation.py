@@ -124,6 +124,25 @@ def test_play_match_accepts_agent_factories():
         replay(Tris1(), record)
 
 
+def test_play_match_accepts_agent_instances():
+    class FirstLegal:
+        name = "first-legal"
+        calls = 0
+
+        def act(self, game, state):
+            self.calls += 1
+            return game.legal_actions(state)[0]
+
+    agent = FirstLegal()
+    result = play_match(Tris1(), agent, "random", n_games=6, seed=2, keep_records=True)
+    assert result.names == ("first-legal", "random") and result.n_games == 6
+    assert agent.calls == sum(len(r.moves) - len(r.moves) // 2 for r in result.records[::2]) \
+        + sum(len(r.moves) // 2 for r in result.records[1::2])  # one call per own move
+    with_seed = [play_match(Tris1(), FirstLegal(), "random", n_games=6, seed=2)
+                 for _ in range(2)]
+    assert with_seed[0].by_seat == with_seed[1].by_seat == result.by_seat
+
+
 def test_truncated_games_count_as_draws():
     game = DiceRace(target=50, max_moves=3)
     result = play_match(game, "random", "random", n_games=4, seed=0, keep_records=True)

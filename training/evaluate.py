@@ -12,8 +12,9 @@ games; the same seed gives the same games). The checkpoint plays its most probab
 move unless ``--stochastic``. Where the game has an exact solver (``tris_envs.agents.SOLVABLE``:
 Tant Fant, Tris 1, Doppia scelta) the table also gives the share of the checkpoint's moves
 that keep the solver's game value (``Solution.optimal_actions``) over the positions it
-reached in these games (``--no-judge`` skips it). Game options come from ``--config`` (a
-training TOML or the ``config.json`` a run writes), else the game's defaults.
+reached in these games (``--no-judge`` skips it), and the solver's own score against the
+solver in the same games, the reference a perfect player would reach. Game options come from
+``--config`` (a training TOML or the ``config.json`` a run writes), else the game's defaults.
 """
 
 from __future__ import annotations
@@ -166,7 +167,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(
         prog="evaluate.py", description="Score a MaskablePPO checkpoint against baselines.")
-    parser.add_argument("checkpoint", type=Path, help="the model zip")
+    parser.add_argument("checkpoint", type=Path,
+                        help="a MaskablePPO zip or a .pt policy (e.g. tris_envs/checkpoints/"
+                             "tant_fant.pt)")
     parser.add_argument("--game", required=True, help="game name, e.g. tant_fant")
     parser.add_argument("--games", type=int, default=200,
                         help="games per opponent, seats alternating (default 200)")
@@ -210,6 +213,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     print(f"{args.checkpoint} on {game!r}, {args.games} games per opponent, seed {args.seed}")
     print(format_table(results))
+    if "solver" in opponents:
+        reference = play_match(game, "solver", "solver", args.games, args.seed,
+                               processes=args.processes)
+        print(f"the solver's own score against the solver in the same games (same seed, so "
+              f"the same boards and dice): {reference.score:.1%}")
     return 0
 
 

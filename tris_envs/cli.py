@@ -35,7 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     play = commands.add_parser("play", help="play a game in the terminal against an agent")
     play.add_argument("game", choices=GAMES, metavar="game", help=game_help)
     play.add_argument("--opponent", default="mcts:1000",
-                      help="agent spec: random, greedy, mcts:N, mcts:Ss, solver")
+                      help="agent spec: random, greedy, mcts:N, mcts:Ss, solver, ppo (the shipped "
+                           "trained policy), ppo:PATH")
     play.add_argument("--first", action="store_true", help="you move first (seat 0)")
     play.add_argument("--seed", type=int, default=None)
     play.add_argument("--option", action="append", help=option_help)

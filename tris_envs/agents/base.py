@@ -28,7 +28,7 @@ class Agent(Protocol):
 
 
 AGENT_SPECS = ("random", "greedy", "mcts", "mcts:<simulations>", "mcts:<seconds>s", "solver",
-               "ppo:<path>")
+               "ppo", "ppo:<path>")
 """The forms :func:`make_agent` accepts."""
 
 
@@ -38,13 +38,15 @@ def make_agent(spec: str, rng: np.random.Generator | None = None) -> Agent:
     Specs: ``"random"``, ``"greedy"``, ``"mcts"`` (1000 simulations per move),
     ``"mcts:<simulations>"`` (e.g. ``"mcts:300"``), ``"mcts:<seconds>s"`` (a time budget
     per move, e.g. ``"mcts:0.5s"``), ``"solver"`` (perfect play where an exact solver
-    exists), ``"ppo:<path>"`` (a trained ``MaskablePPO`` checkpoint, see
-    :class:`~tris_envs.agents.ppo.PPOAgent`; needs ``pip install 'tris_envs[train]'``).
+    exists), ``"ppo"`` (the trained policy shipped for the game it plays),
+    ``"ppo:<path>"`` (a trained ``MaskablePPO`` zip or ``.pt`` policy; both see
+    :class:`~tris_envs.agents.ppo.PPOAgent` and need ``pip install 'tris_envs[train]'``).
 
     Raises:
         ValueError: a spec not of these forms, listing the allowed ones.
-        ImportError: a ``ppo:`` spec without the train extra installed.
-        FileNotFoundError: a ``ppo:`` spec naming no file.
+        ImportError: a ``ppo`` spec without the train extra installed.
+        FileNotFoundError: a ``ppo:`` spec naming no file (``"ppo"`` raises it at the first
+            move of a game no policy is shipped for).
     """
     from tris_envs.agents.mcts import MCTSAgent
     from tris_envs.agents.scripted import GreedyAgent, RandomAgent
@@ -55,10 +57,10 @@ def make_agent(spec: str, rng: np.random.Generator | None = None) -> Agent:
     if isinstance(spec, str):
         if spec in simple:
             return simple[spec](rng=rng)
-        if spec.startswith("ppo:") and len(spec) > len("ppo:"):
+        if spec == "ppo" or (spec.startswith("ppo:") and len(spec) > len("ppo:")):
             from tris_envs.agents.ppo import PPOAgent
 
-            return PPOAgent(spec[len("ppo:"):], rng=rng)
+            return PPOAgent(spec[len("ppo:"):] or None, rng=rng)
         name, _, limit = spec.partition(":")
         if name == "mcts" and limit.isdigit() and int(limit) > 0:
             return MCTSAgent(simulations=int(limit), rng=rng)

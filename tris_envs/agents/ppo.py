@@ -1,13 +1,22 @@
 """Trained ``MaskablePPO`` policies as agents, as self-play opponents, and their board CNN.
 
-:class:`PPOAgent` plays a checkpoint written by ``training/train.py`` (or any ``MaskablePPO``
-zip trained on :class:`~tris_envs.envs.SingleAgentEnv`) through the :class:`Agent` protocol,
-so matches, tournaments and ``tris-envs play`` take it like the baselines::
+:class:`PPOAgent` plays a trained policy through the :class:`Agent` protocol, so matches,
+tournaments and ``tris-envs play`` take it like the baselines::
 
     from tris_envs.agents import make_agent
 
+    agent = make_agent("ppo")                             # the shipped policy of each game
     agent = make_agent("ppo:runs/tant_fant/final.zip")   # = PPOAgent("runs/.../final.zip")
     action = agent.act(game, state)
+
+A policy is read from either of two files:
+
+- a ``MaskablePPO`` zip (``model.save``; ``training/train.py`` writes ``final.zip``,
+  ``best.zip`` and the checkpoints), which also holds the optimizer state to resume training;
+- a policy file (``.pt``, :func:`export_policy`, i.e. SB3's ``policy.save``): the network
+  and its spaces only, about a third of the zip. ``training/train.py`` writes ``final.pt``
+  and ``best.pt``; the checkpoints shipped in ``tris_envs/checkpoints/<game>.pt``
+  (:func:`shipped_checkpoint`) are such files.
 
 :class:`PolicyOpponent` is the same policy in the ``policy(observation, action_mask)`` form that
 :class:`~tris_envs.envs.SingleAgentEnv` accepts as an opponent (self-play snapshots); it
@@ -22,7 +31,7 @@ Stable-Baselines3, sb3-contrib and torch come with the ``train`` extra (``pip in
 :class:`BoardCNN` is first used, so the rest of the package works without them. Loading a
 policy sets torch to one thread (``torch.set_num_threads(1)``): these networks are tiny,
 intra-op threads do not speed them up, and on shared cores they slow torch down many times.
-Loaded checkpoints are cached per process (keyed by path, size and modification time), so
+Loaded policies are cached per process (keyed by path, size and modification time), so
 the agents a match builds for each game share one network.
 """
 
@@ -41,14 +50,19 @@ from tris_envs.core.game import Game
 
 if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 TRAIN_EXTRA = "pip install 'tris_envs[train]'"
 """How to install what this module needs."""
 
 MODEL_CACHE_SIZE = 32
-"""Loaded checkpoints kept per process (least recently used dropped first)."""
+"""Loaded policies kept per process (least recently used dropped first)."""
 
-_MODELS: LRUCache[tuple[str, int, int], MaskablePPO] = LRUCache(MODEL_CACHE_SIZE)
+SHIPPED_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
+"""Where the trained policies shipped with the package live (``<game>.pt``)."""
+
+_POLICIES: LRUCache[tuple[str, int, int], MaskableActorCriticPolicy] = LRUCache(
+    MODEL_CACHE_SIZE)
 
 
 def _require_train_extra() -> None:
@@ -65,12 +79,29 @@ def _checkpoint_path(path: str | Path) -> Path:
     resolved = Path(path).expanduser().resolve()
     if not resolved.is_file():
         raise FileNotFoundError(f"PPO checkpoint {str(path)!r} not found (a .zip written by "
-                                "MaskablePPO.save or training/train.py)")
+                                "MaskablePPO.save or training/train.py, or a .pt policy "
+                                "written by export_policy)")
     return resolved
 
 
-def load_model(path: str | Path) -> MaskablePPO:
-    """The ``MaskablePPO`` model saved at ``path``, on the CPU, cached per process.
+def shipped_checkpoint(game: str) -> Path:
+    """The trained policy shipped for ``game`` (a rules-core name such as ``"tant_fant"``).
+
+    Raises:
+        FileNotFoundError: no policy is shipped for ``game``; the message lists those that are.
+    """
+    path = SHIPPED_DIR / f"{game}.pt"
+    if not path.is_file():
+        have = ", ".join(sorted(p.stem for p in SHIPPED_DIR.glob("*.pt"))) or "none"
+        raise FileNotFoundError(f"no trained policy is shipped for {game!r} (shipped: {have}); "
+                                "train one with training/train.py and pass ppo:<path>")
+    return path
+
+
+def load_policy(path: str | Path) -> MaskableActorCriticPolicy:
+    """The policy saved at ``path`` (a ``MaskablePPO`` zip or a ``.pt`` policy), on the CPU.
+
+    Cached per process.
 
     Raises:
         ImportError: the train extra is not installed.
@@ -80,33 +111,56 @@ def load_model(path: str | Path) -> MaskablePPO:
     resolved = _checkpoint_path(path)
     stat = resolved.stat()
     key = (str(resolved), stat.st_size, stat.st_mtime_ns)
-    return _MODELS.get(key, lambda: _load(resolved))
+    return _POLICIES.get(key, lambda: _load(resolved))
 
 
-def _load(source: Path | io.BytesIO) -> MaskablePPO:
-    """Load a model from a file or an in-memory zip, with torch on one thread."""
+def _load(source: Path | io.BytesIO) -> MaskableActorCriticPolicy:
+    """Load a policy from a zip or ``.pt`` file, or in-memory ``.pt`` bytes, with torch on
+    one thread."""
     _require_train_extra()
     import torch
     from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     torch.set_num_threads(1)
-    return MaskablePPO.load(source, device="cpu")
+    if isinstance(source, Path) and source.suffix == ".zip":
+        policy = MaskablePPO.load(source, device="cpu").policy
+    else:
+        policy = MaskableActorCriticPolicy.load(source, device="cpu")
+    policy.set_training_mode(False)
+    return policy
 
 
-def policy_action(model: MaskablePPO, observation: np.ndarray, mask: np.ndarray,
+def export_policy(model: MaskablePPO | str | Path, destination: str | Path) -> Path:
+    """Write the policy of ``model`` (a ``MaskablePPO`` or the path of its zip) to a ``.pt``
+    file: the network and its spaces without the optimizer state, which :func:`load_policy`
+    and :class:`PPOAgent` read. Returns the destination.
+
+    Raises:
+        ImportError: the train extra is not installed.
+        FileNotFoundError: ``model`` is a path to no file.
+    """
+    policy = load_policy(model) if isinstance(model, (str, Path)) else model.policy
+    destination = Path(destination)
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    policy.save(str(destination))
+    return destination
+
+
+def policy_action(policy: MaskableActorCriticPolicy, observation: np.ndarray, mask: np.ndarray,
                   deterministic: bool, rng: np.random.Generator) -> int:
-    """The model's action for one observation, restricted to ``mask``.
+    """The policy's action for one observation, restricted to ``mask``.
 
     Deterministic play takes the most probable legal action; otherwise the action is drawn
     from the policy's masked distribution with ``rng`` (so seeded matches repeat).
 
     Raises:
-        ValueError: the observation or mask does not fit the model, or no action is legal.
+        ValueError: the observation or mask does not fit the policy, or no action is legal.
     """
     import torch
 
-    shape = model.observation_space.shape
-    n_actions = int(model.action_space.n)
+    shape = policy.observation_space.shape
+    n_actions = int(policy.action_space.n)
     if observation.shape != shape or mask.shape != (n_actions,):
         raise ValueError(f"the PPO policy expects observations of shape {shape} and "
                          f"{n_actions} actions, got {observation.shape} and {mask.shape[0]}: "
@@ -116,7 +170,7 @@ def policy_action(model: MaskablePPO, observation: np.ndarray, mask: np.ndarray,
         raise ValueError("the PPO policy was asked to move where no action is legal")
     with torch.no_grad():
         obs = torch.as_tensor(observation[None], dtype=torch.float32)
-        distribution = model.policy.get_distribution(obs, action_masks=mask[None])
+        distribution = policy.get_distribution(obs, action_masks=mask[None])
         probs = distribution.distribution.probs[0].numpy()[legal].astype(np.float64)
     if deterministic:
         return int(legal[np.argmax(probs)])
@@ -124,46 +178,64 @@ def policy_action(model: MaskablePPO, observation: np.ndarray, mask: np.ndarray,
 
 
 class PPOAgent:
-    """A trained ``MaskablePPO`` checkpoint playing through the :class:`Agent` protocol.
+    """A trained ``MaskablePPO`` policy playing through the :class:`Agent` protocol.
 
     The agent builds the mover's own observation (``game.observation(state, player)``, the
     view the learner had in :class:`~tris_envs.envs.SingleAgentEnv`) and its legal mask, and
     plays the policy's most probable legal action (``deterministic=True``) or samples the
-    masked distribution with ``rng``. The checkpoint loads at the first move.
+    masked distribution with ``rng``. A policy given by path loads at the first move.
 
     Args:
-        path: The checkpoint (``.zip``).
+        source: A ``MaskablePPO`` zip or a ``.pt`` policy; a ``MaskablePPO`` model or its
+            policy in memory (played as it is, also while it trains on); ``None`` plays the
+            policy shipped for the game it is asked to move in (:func:`shipped_checkpoint`),
+            trained with the game's default options.
         rng: Generator for stochastic play.
         deterministic: Play the most probable legal action instead of sampling.
 
     Raises:
         ImportError: the train extra is not installed (``pip install 'tris_envs[train]'``).
-        FileNotFoundError: no file at ``path``.
+        FileNotFoundError: no file at the path ``source``.
     """
 
-    def __init__(self, path: str | Path, rng: np.random.Generator | None = None,
-                 deterministic: bool = True) -> None:
+    def __init__(self, source: str | Path | MaskablePPO | MaskableActorCriticPolicy | None = None,
+                 rng: np.random.Generator | None = None, deterministic: bool = True) -> None:
         _require_train_extra()
-        self.path = _checkpoint_path(path)
+        self.path: Path | None = None
+        self._policy: MaskableActorCriticPolicy | None = None
+        if isinstance(source, (str, Path)):
+            self.path = _checkpoint_path(source)
+            self.name = f"ppo:{self.path.stem}"
+        elif source is not None:
+            self._policy = getattr(source, "policy", source)
+            self.name = "ppo:model"
+        else:
+            self.name = "ppo"
         self.rng = rng if rng is not None else np.random.default_rng()
         self.deterministic = deterministic
-        self.name = f"ppo:{self.path.stem}"
 
-    @property
-    def model(self) -> MaskablePPO:
-        """The loaded model (cached per process)."""
-        return load_model(self.path)
+    def policy_for(self, game: Game) -> MaskableActorCriticPolicy:
+        """The policy this agent plays in ``game`` (a file loads once per process).
+
+        Raises:
+            FileNotFoundError: no source was given and no policy is shipped for ``game``.
+        """
+        if self._policy is not None:
+            return self._policy
+        return load_policy(self.path or shipped_checkpoint(game.info.name))
 
     def act(self, game: Game, state: Any) -> int:
         """The policy's legal action for ``game.current_player(state)``.
 
         Raises:
-            ValueError: the checkpoint's spaces do not fit ``game``.
+            ValueError: the policy's spaces do not fit ``game``.
+            FileNotFoundError: no source was given and no policy is shipped for ``game``.
         """
         player = game.current_player(state)
         observation = game.observation(state, player)
         mask = game.legal_mask(state).astype(bool)
-        return policy_action(self.model, observation, mask, self.deterministic, self.rng)
+        return policy_action(self.policy_for(game), observation, mask, self.deterministic,
+                             self.rng)
 
 
 class PolicyOpponent:
@@ -171,11 +243,11 @@ class PolicyOpponent:
 
     Called as ``opponent(observation, action_mask) -> action`` with the opponent seat's own
     observation. It pickles (for ``SubprocVecEnv`` and ``env_method``): a path-backed opponent
-    as its path, a model-backed one as the model's saved zip bytes; the receiving process
-    loads the model at its first move.
+    as its path, a model-backed one as its policy's bytes; the receiving process loads the
+    policy at its first move.
 
     Args:
-        source: A checkpoint path or a ``MaskablePPO`` model.
+        source: A checkpoint path (zip or ``.pt``), a ``MaskablePPO`` model or its policy.
         deterministic: Play the most probable legal action; by default the opponent samples,
             which gives the learner more varied games.
         rng: Generator for sampling.
@@ -186,44 +258,45 @@ class PolicyOpponent:
         FileNotFoundError: ``source`` is a path to no file.
     """
 
-    def __init__(self, source: str | Path | MaskablePPO, deterministic: bool = False,
-                 rng: np.random.Generator | None = None, label: str | None = None) -> None:
+    def __init__(self, source: str | Path | MaskablePPO | MaskableActorCriticPolicy,
+                 deterministic: bool = False, rng: np.random.Generator | None = None,
+                 label: str | None = None) -> None:
         _require_train_extra()
         self.deterministic = deterministic
         self.rng = rng if rng is not None else np.random.default_rng()
-        self._model_bytes: bytes | None = None
+        self._policy_bytes: bytes | None = None
         if isinstance(source, (str, Path)):
             self.path: Path | None = _checkpoint_path(source)
-            self._model: MaskablePPO | None = None
+            self._policy: MaskableActorCriticPolicy | None = None
             default_label = f"ppo:{self.path.stem}"
         else:
             self.path = None
-            self._model = source
+            self._policy = getattr(source, "policy", source)
             default_label = "ppo:model"
         self.label = label if label is not None else default_label
 
     @property
-    def model(self) -> MaskablePPO:
-        """The policy's model (loaded at first use)."""
-        if self._model is None:
+    def policy(self) -> MaskableActorCriticPolicy:
+        """The opponent's policy (loaded at first use)."""
+        if self._policy is None:
             if self.path is not None:
-                self._model = load_model(self.path)
+                self._policy = load_policy(self.path)
             else:
-                self._model = _load(io.BytesIO(self._model_bytes))
-        return self._model
+                self._policy = _load(io.BytesIO(self._policy_bytes))
+        return self._policy
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """The policy's action for the opponent's observation and mask."""
-        return policy_action(self.model, observation, np.asarray(action_mask, dtype=bool),
+        return policy_action(self.policy, observation, np.asarray(action_mask, dtype=bool),
                              self.deterministic, self.rng)
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        if self.path is None and self._model_bytes is None:
+        if self.path is None and self._policy_bytes is None:
             buffer = io.BytesIO()
-            self._model.save(buffer)
-            state["_model_bytes"] = buffer.getvalue()
-        state["_model"] = None
+            self._policy.save(buffer)
+            state["_policy_bytes"] = buffer.getvalue()
+        state["_policy"] = None
         return state
 
     def __repr__(self) -> str:

@@ -34,8 +34,14 @@ from tris_envs.core.game import Game
 from tris_envs.evaluation.ratings import elo_difference, ml_elo, score_rate, wilson_interval
 from tris_envs.evaluation.records import GameRecord, play_recorded
 
-AgentSource = str | Callable[..., Agent]
-"""A spec string for :func:`make_agent` or a picklable factory ``factory(rng=...) -> Agent``."""
+AgentSource = str | Agent | Callable[..., Agent]
+"""A spec string for :func:`make_agent`, a picklable factory ``factory(rng=...) -> Agent`` (an
+agent class, say), or an :class:`Agent` instance.
+
+A spec or a factory gets a fresh agent with its own generator, derived from the match seed,
+for every game, so a seed repeats the same games. An instance plays every game itself, with
+its own randomness (seed it for repeatable matches); with ``processes > 1`` each worker plays
+a pickled copy."""
 
 
 @dataclass
@@ -264,7 +270,11 @@ def _check_counts(n_games: int, seed: int, processes: int) -> None:
 
 
 def _build(source: AgentSource, rng: np.random.Generator) -> Agent:
-    return make_agent(source, rng) if isinstance(source, str) else source(rng=rng)
+    if isinstance(source, str):
+        return make_agent(source, rng)
+    if hasattr(source, "act") and not isinstance(source, type):
+        return source
+    return source(rng=rng)
 
 
 def _names(sources: Sequence[AgentSource]) -> list[str]:
