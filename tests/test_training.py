@@ -117,6 +117,7 @@ def test_evaluate_script_prints_a_table(tris1_model, capsys):
     assert "| opponent | games | wins | draws | losses | score | 95% interval | optimal moves |" \
         in out
     assert "| greedy | 4 |" in out and "optimal moves over all games:" in out
+    assert "the solver's own score against the solver in the same games" in out
     assert evaluate.main([str(tris1_model), "--game", "tris2", "--games", "2",
                           "--opponents", "random"]) == 2
     assert "expects observations of shape (3, 3, 2)" in capsys.readouterr().err
@@ -203,6 +204,26 @@ def test_pool_books_results_apart_from_tritoc_points():
     assert differ > 0  # conquered fields pay points even in a lost game
 
 
+def test_random_openings_start_live_positions_within_the_ply_limit():
+    pool = train.OpponentPoolEnv(SingleAgentEnv("tris1"), {"random": 1}, seed=0,
+                                 opening_prob=1.0, opening_plies=3)
+    game = pool.unwrapped.game
+    pieces = Counter()
+    for _ in range(200):
+        opening = game.from_notation(pool.random_opening())
+        assert not game.is_terminal(opening)
+        pieces[9 - len(game.legal_actions(opening))] += 1
+    assert set(pieces) == {1, 2, 3}  # 1 to opening_plies moves, each length drawn
+    # a learner's first observation follows the opening (and the opponent's reply to it)
+    counts = Counter()
+    for seed in range(100):
+        obs, info = pool.reset(seed=seed)
+        counts[int(obs.sum())] += 1
+    assert min(counts) >= 1 and max(counts) <= 4
+    plain = train.OpponentPoolEnv(SingleAgentEnv("tris1"), {"random": 1}, seed=0)
+    assert {int(plain.reset(seed=seed)[0].sum()) for seed in range(40)} == {0, 1}
+
+
 def test_snapshots_are_capped_and_the_pool_needs_a_member(tris1_model, tmp_path):
     pool = train.OpponentPoolEnv(SingleAgentEnv("tris1"), {"self": 1}, max_snapshots=2)
     with pytest.raises(ValueError, match="the opponent pool is empty"):
@@ -239,6 +260,8 @@ def test_shipped_configs_load(game):
     ("pool.weights={ random = -1 }", "non-negative numbers"),
     ("eval.opponents=[\"alphazero\"]", "unknown agent spec 'alphazero'"),
     ("game_options.max_moves=0", "max_moves"),
+    ("pool.opening_prob=1.5", "pool.opening_prob = 1.5 must be a number in"),
+    ("pool.opening_plies=-1", "pool.opening_plies = -1 must be an integer >= 0"),
 ])
 def test_bad_configs_are_named(override, message):
     config = train.load_config(train.default_config("tris1"))
@@ -297,8 +320,30 @@ def test_ppo_agent_errors(tris1_model, monkeypatch):
         PPOAgent(tris1_model)
 
 
+def test_exported_policy_plays_like_its_zip(tris1_model, tmp_path):
+    exported = ppo_module.export_policy(tris1_model, tmp_path / "tris1.pt")
+    saved = torch.load(exported, weights_only=False)
+    assert set(saved) == {"state_dict", "data"}  # the network alone: no optimizer state
+    assert exported.stat().st_size < tris1_model.stat().st_size
+    model = MaskablePPO.load(tris1_model, device="cpu")
+    game = make_game("tris1")
+    rng = np.random.default_rng(4)
+    agents = [PPOAgent(tris1_model), PPOAgent(exported), PPOAgent(model)]
+    assert [a.name for a in agents] == ["ppo:tris1", "ppo:tris1", "ppo:model"]
+    for _ in range(30):
+        state = game.initial_state(rng)
+        for _ in range(int(rng.integers(0, 7))):
+            if not game.is_terminal(state):
+                state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+        if not game.is_terminal(state):
+            assert len({agent.act(game, state) for agent in agents}) == 1
+    # an in-memory model is played as it is: training it on changes the agent's moves
+    live = PPOAgent(model)
+    assert live.policy_for(game) is model.policy
+
+
 def test_policy_opponent_pickles_and_plays(tris1_model):
-    model = ppo_module.load_model(tris1_model)
+    model = ppo_module.load_policy(tris1_model)
     obs = np.zeros((3, 3, 2), dtype=np.int8)
     mask = np.ones(9, dtype=bool)
     for source in (tris1_model, model):

@@ -28,9 +28,11 @@ heads.
 
 **Outputs** in ``--out`` (default ``runs/<game>``): ``config.json`` (the resolved config),
 ``checkpoints/step_<N>.zip`` at every evaluation, ``final.zip``, ``best.zip`` (the highest mean
-score over the evaluation opponents), ``progress.csv`` (steps, wall time, score and loss rate
-against each evaluation opponent, share of solver-optimal moves), ``tb/`` (TensorBoard: SB3's
-losses, ``eval/*``, ``pool/*`` results per pool member), ``learning_curve.png``.
+score over the evaluation opponents), ``final.pt`` and ``best.pt`` (their policies alone,
+without the optimizer state: the form shipped in ``tris_envs/checkpoints``),
+``progress.csv`` (steps, wall time, score and loss rate against each evaluation opponent,
+share of solver-optimal moves), ``tb/`` (TensorBoard: SB3's losses, ``eval/*``, ``pool/*``
+results per pool member), ``learning_curve.png``.
 Evaluations (:func:`evaluate.evaluate_checkpoint`, i.e. ``play_match`` with seats
 alternating) run every ``eval.every`` steps, before the first update and at the end.
 
@@ -59,6 +61,7 @@ import numpy as np
 from evaluate import OpponentResult, evaluate_checkpoint
 
 from tris_envs.agents import SOLVABLE, PolicyOpponent, make_agent
+from tris_envs.agents.ppo import export_policy
 from tris_envs.core.game import resolve_chance
 from tris_envs.envs import SingleAgentEnv
 from tris_envs.registry import make_game
@@ -82,6 +85,7 @@ DEFAULTS: dict[str, Any] = {
             "gamma": 0.99, "gae_lambda": 0.95, "clip_range": 0.2, "ent_coef": 0.01,
             "vf_coef": 0.5, "max_grad_norm": 0.5},
     "pool": {"snapshot_every": 20_000, "max_snapshots": 8, "snapshot_deterministic": False,
+             "opening_prob": 0.0, "opening_plies": 0,
              "weights": {SELF: 0.5, "random": 0.2, "greedy": 0.3}},
     "eval": {"every": 20_000, "games": 100, "opponents": ["random", "greedy"],
              "seed": 1_000_003, "processes": 1, "judge_moves": True},
@@ -192,6 +196,12 @@ def check_config(config: dict[str, Any]) -> dict[str, Any]:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"config key {where}.{key} = {value!r} must be an integer "
                                  ">= 1")
+    plies, share = pool["opening_plies"], pool["opening_prob"]
+    if isinstance(plies, bool) or not isinstance(plies, int) or plies < 0:
+        raise ValueError(f"config key pool.opening_plies = {plies!r} must be an integer >= 0")
+    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share <= 1:
+        raise ValueError(f"config key pool.opening_prob = {share!r} must be a number in "
+                         "[0, 1]")
     if train["vec_env"] not in ("dummy", "subproc"):
         raise ValueError(f"config key train.vec_env = {train['vec_env']!r}: choose 'dummy' "
                          "or 'subproc'")
@@ -255,14 +265,27 @@ class OpponentPoolEnv(gymnasium.Wrapper):
             ``env.reset(seed=seed)`` would give, so that seat and opponent draws are
             independent when both get the same number).
         snapshot_deterministic: Snapshots play their most probable move instead of sampling.
+        opening_prob: Share of episodes that start from a random opening instead of the
+            game's start: 1 to ``opening_plies`` uniformly random moves of both sides (dice
+            rolled as usual) from a fresh start, stopping before any move that would end the
+            game. The learner then meets positions that its own play rarely reaches, where a
+            policy that has stopped exploring would otherwise keep its mistakes.
+        opening_plies: The most moves of a random opening.
     """
 
+    OPENING_TRIES = 8
+    """Random openings tried before an episode starts from the game's start instead (an
+    opening is dropped when the opponent's reply to it ends the game)."""
+
     def __init__(self, env: SingleAgentEnv, weights: dict[str, float], max_snapshots: int = 8,
-                 seed: int | None = None, snapshot_deterministic: bool = False) -> None:
+                 seed: int | None = None, snapshot_deterministic: bool = False,
+                 opening_prob: float = 0.0, opening_plies: int = 0) -> None:
         super().__init__(env)
         self.weights = {spec: float(w) for spec, w in weights.items() if w > 0}
         self.max_snapshots = max_snapshots
         self.snapshot_deterministic = snapshot_deterministic
+        self.opening_prob = opening_prob
+        self.opening_plies = opening_plies
         self.snapshots: list[PolicyOpponent] = []
         self.rng = np.random.default_rng(None if seed is None else [seed, POOL_STREAM])
         self.opponent_label = ""
@@ -272,7 +295,7 @@ class OpponentPoolEnv(gymnasium.Wrapper):
         """Add the learner's checkpoint at ``path`` (loaded now) and drop the oldest if full."""
         snapshot = PolicyOpponent(path, deterministic=self.snapshot_deterministic,
                                   rng=self.rng, label=f"{SELF}:{Path(path).stem}")
-        snapshot.model  # noqa: B018  (load now: the file may be deleted once evicted)
+        snapshot.policy  # noqa: B018  (load now: the file may be deleted once evicted)
         self.snapshots.append(snapshot)
         del self.snapshots[:-self.max_snapshots]
 
@@ -298,9 +321,33 @@ class OpponentPoolEnv(gymnasium.Wrapper):
         self.opponent_label, opponent, _ = members[index]
         self.env.unwrapped.set_opponent(opponent)
         self._return = 0.0
-        obs, info = self.env.reset(seed=seed, options=options)
+        if self.opening_plies and "position" not in (options or {}) and (
+                self.rng.random() < self.opening_prob):
+            for _ in range(self.OPENING_TRIES):
+                try:
+                    obs, info = self.env.reset(seed=seed, options={
+                        **(options or {}), "position": self.random_opening()})
+                    break
+                except ValueError:  # the opponent's reply ended the game
+                    seed = None
+            else:
+                obs, info = self.env.reset(options=options)
+        else:
+            obs, info = self.env.reset(seed=seed, options=options)
         info["opponent"] = self.opponent_label
         return obs, info
+
+    def random_opening(self) -> str:
+        """The position string of a random opening (see ``opening_prob``); the game is live."""
+        game = self.env.unwrapped.game
+        state = resolve_chance(game, game.initial_state(self.rng), self.rng)
+        for _ in range(int(self.rng.integers(1, self.opening_plies + 1))):
+            action = int(self.rng.choice(game.legal_actions(state)))
+            following = resolve_chance(game, game.apply(state, action), self.rng)
+            if game.is_terminal(following):
+                break
+            state = following
+        return game.to_notation(state)
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Step the game; the episode's opponent and, at its end, its return go in ``info``."""
@@ -320,13 +367,16 @@ class OpponentPoolEnv(gymnasium.Wrapper):
         return self.env.unwrapped.action_masks()
 
 
-def make_env(game: str, game_options: dict[str, Any], weights: dict[str, float],
-             max_snapshots: int, seed: int, snapshot_deterministic: bool) -> gymnasium.Env:
-    """One training environment: the learner in a random seat against the pool, monitored."""
+def make_env(game: str, game_options: dict[str, Any], pool: dict[str, Any],
+             seed: int) -> gymnasium.Env:
+    """One training environment: the learner in a random seat against the pool (a
+    ``[pool]`` config table), monitored."""
     from stable_baselines3.common.monitor import Monitor
 
     env = SingleAgentEnv(game, opponent="random", seat="random", **game_options)
-    return Monitor(OpponentPoolEnv(env, weights, max_snapshots, seed, snapshot_deterministic))
+    return Monitor(OpponentPoolEnv(env, pool["weights"], pool["max_snapshots"], seed,
+                                   pool["snapshot_deterministic"], pool["opening_prob"],
+                                   pool["opening_plies"]))
 
 
 @dataclass
@@ -655,6 +705,8 @@ def train(config: dict[str, Any], out: str | Path, progress: bool = True,
     run.seconds = time.perf_counter() - began
     run.timesteps = model.num_timesteps
     shutil.copyfile(run.checkpoints / f"step_{model.num_timesteps:09d}.zip", run.final)
+    for checkpoint in (run.final, run.best):
+        export_policy(checkpoint, checkpoint.with_suffix(".pt"))
     run.pool_results = self_play.total.scores()
     plot_learning_curve(run.csv, run.curve, f"{game.info.name}: MaskablePPO vs baselines")
     return run
@@ -664,8 +716,7 @@ def _env_factory(config: dict[str, Any], seed: int) -> Callable[[], gymnasium.En
     pool = config["pool"]
 
     def factory() -> gymnasium.Env:
-        return make_env(config["game"], config["game_options"], pool["weights"],
-                        pool["max_snapshots"], seed, pool["snapshot_deterministic"])
+        return make_env(config["game"], config["game_options"], pool, seed)
 
     return factory
 
