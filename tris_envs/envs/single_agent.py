@@ -89,17 +89,14 @@ class SingleAgentEnv(gymnasium.Env):
     ``MaskablePPO`` never plays an illegal action either way.
 
     **Self-play.** A snapshot of the learner plays as a :data:`Policy`: it receives the
-    opponent's own observation, laid out exactly as the learner's, and its mask::
+    opponent's own observation, laid out exactly as the learner's, and its mask.
+    :class:`~tris_envs.agents.PolicyOpponent` wraps a saved checkpoint (or a model) so::
 
-        class Snapshot:
-            def __init__(self, model):
-                self.model = model  # e.g. MaskablePPO.load(path, device="cpu")
+        from tris_envs.agents import PolicyOpponent
+        from tris_envs.agents.ppo import export_policy
 
-            def __call__(self, obs, mask):
-                action, _ = self.model.predict(obs, action_masks=mask, deterministic=False)
-                return int(action)
-
-        env.set_opponent(Snapshot(model))  # or vec_env.env_method("set_opponent", ...)
+        export_policy(model, "snapshot.pt")     # a frozen copy of the learner
+        env.set_opponent(PolicyOpponent("snapshot.pt"))  # or vec_env.env_method(...)
 
     ``SubprocVecEnv`` sends ``env_method`` arguments with plain ``pickle``: there the policy
     must be picklable (an instance of a module-level class, not a lambda).
