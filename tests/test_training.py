@@ -118,6 +118,12 @@ def test_evaluate_script_prints_a_table(tris1_model, capsys):
         in out
     assert "| greedy | 4 |" in out and "optimal moves over all games:" in out
     assert "the solver's own score against the solver in the same games" in out
+    assert "training targets" not in out
+    assert evaluate.main([str(tris1_model), "--game", "tris1", "--games", "2",
+                          "--opponents", "random,solver", "--targets"]) == 0
+    out = capsys.readouterr().out
+    assert "training targets:\n  no loss against solver: " in out
+    assert "optimal moves >= 99%: " in out
     assert evaluate.main([str(tris1_model), "--game", "tris2", "--games", "2",
                           "--opponents", "random"]) == 2
     assert "expects observations of shape (3, 3, 2)" in capsys.readouterr().err
@@ -383,6 +389,27 @@ def test_optimal_moves_judges_by_the_solver():
     erratic = play_match(game, "random", "solver", 4, seed=0, keep_records=True)
     optimal, judged = evaluate.optimal_moves(game, erratic.records)
     assert 0 < optimal < judged
+
+
+def test_targets_are_checked_per_game():
+    from types import SimpleNamespace
+
+    def result(opponent, score, losses=0, optimal=0, judged=0):
+        return SimpleNamespace(opponent=opponent, optimal=optimal, judged=judged,
+                               match=SimpleNamespace(score=score, losses=losses))
+
+    tris2 = evaluate.check_targets("tris2", [result("random", 0.95), result("greedy", 0.6),
+                                             result("mcts:100", 0.7)])
+    assert [met for _, met in tris2] == [True, False, True]  # > 60% is strict
+    assert tris2[1][0] == "score against greedy > 60%: 60.0%"
+    tant_fant = evaluate.check_targets("tant_fant", [result("solver", 0.5, 1, 99, 100)])
+    assert tant_fant == [("no loss against solver: 1 losses", False),
+                         ("optimal moves >= 99%: 99.00%", True)]
+    doppia = [result("random", 0.91), result("solver", 0.55)]
+    assert [met for _, met in evaluate.check_targets("doppia_scelta", doppia, 0.66)] == [
+        True, False]
+    assert [met for _, met in evaluate.check_targets("doppia_scelta", doppia)] == [True, None]
+    assert evaluate.check_targets("tritoc", [])[0] == ("greedy: not played", None)
 
 
 # ----- full runs (slow): the targets of the training issue ----------------------------------------

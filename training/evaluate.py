@@ -13,7 +13,8 @@ move unless ``--stochastic``. Where the game has an exact solver (``tris_envs.ag
 Tant Fant, Tris 1, Doppia scelta) the table also gives the share of the checkpoint's moves
 that keep the solver's game value (``Solution.optimal_actions``) over the positions it
 reached in these games (``--no-judge`` skips it), and the solver's own score against the
-solver in the same games, the reference a perfect player would reach. Game options come from
+solver in the same games, the reference a perfect player would reach. ``--targets`` checks
+the results against the game's training targets (:data:`TARGETS`). Game options come from
 ``--config`` (a training TOML or the ``config.json`` a run writes), else the game's defaults.
 """
 
@@ -251,6 +252,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                              "options")
     parser.add_argument("--stochastic", action="store_true",
                         help="sample the policy instead of playing its most probable move")
+    parser.add_argument("--targets", action="store_true",
+                        help="check the game's training targets (evaluate.TARGETS) against "
+                             "these results")
     parser.add_argument("--no-judge", action="store_true",
                         help="skip the share of solver-optimal moves (one solve per board "
                              "in Doppia scelta)")
@@ -286,7 +290,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         reference = solver_reference(game, args.games, args.seed, args.processes)
         print(f"the solver's own score against the solver in the same games (same seed, so "
               f"the same boards and dice): {reference:.1%}")
-    targets = check_targets(game.info.name, results, reference)
+    targets = check_targets(game.info.name, results, reference) if args.targets else []
     if targets:
         print("training targets:")
         for text, met in targets:
