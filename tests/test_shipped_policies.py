@@ -1,0 +1,63 @@
+"""The trained policies shipped in ``tris_envs/checkpoints``: small, playable by the ``ppo``
+spec everywhere, and as strong as the README reports (``training/evaluate.py``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+import torch
+
+from tris_envs import cli
+from tris_envs.agents import make_agent
+from tris_envs.agents import ppo as ppo_module
+from tris_envs.core.game import resolve_chance
+from tris_envs.registry import make_game
+
+torch.set_num_threads(1)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
+import evaluate  # noqa: E402  (training/evaluate.py)
+
+GAMES = ["tris2", "tris1", "tant_fant", "doppia_scelta", "tritoc"]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_shipped_policy_is_small_and_plays(game):
+    path = ppo_module.shipped_checkpoint(game)
+    assert path.suffix == ".pt" and path.stat().st_size <= 2 * 1024 * 1024
+    rules = make_game(game)
+    rng = np.random.default_rng(0)
+    agent = make_agent("ppo", rng)
+    assert agent.name == "ppo" and agent.policy_for(rules) is ppo_module.load_policy(path)
+    for _ in range(3):  # the policy against itself, up to the game's move limit
+        state = resolve_chance(rules, rules.initial_state(rng), rng)
+        for _ in range(rules.info.max_moves):
+            if rules.is_terminal(state):
+                break
+            action = agent.act(rules, state)
+            assert rules.legal_mask(state)[action]
+            state = resolve_chance(rules, rules.apply(state, action), rng)
+
+
+def test_no_policy_is_shipped_for_other_games():
+    with pytest.raises(FileNotFoundError, match=r"no trained policy is shipped for 'chess' "
+                                                r"\(shipped: doppia_scelta, tant_fant, tris1, "
+                                                r"tris2, tritoc\)"):
+        ppo_module.shipped_checkpoint("chess")
+
+
+def test_command_line_evaluates_the_shipped_policy(capsys):
+    cli.main(["eval", "tris1", "ppo", "random", "--games", "4"])
+    assert capsys.readouterr().out.startswith("ppo vs random: ")
+
+
+@pytest.mark.parametrize("game", ["tris1", "tant_fant"])
+def test_shipped_policy_reaches_the_targets(game):
+    """The README's figures: no loss against the solver, >= 99% optimal moves (400 games)."""
+    report = evaluate.target_report(ppo_module.shipped_checkpoint(game), game, n_games=400,
+                                    seed=0)
+    assert report and all(met for _, met in report), report
