@@ -9,7 +9,7 @@ import numpy as np
 
 from tris_envs.envs import SingleAgentEnv
 from tris_envs.evaluation import play_match
-from tris_envs.registry import make_game
+from tris_envs.games import make_game
 
 
 class CentreFirst:

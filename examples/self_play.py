@@ -19,7 +19,7 @@ from tris_envs.agents import PolicyOpponent, PPOAgent
 from tris_envs.agents.ppo import export_policy
 from tris_envs.envs import SingleAgentEnv
 from tris_envs.evaluation import play_match
-from tris_envs.registry import make_game
+from tris_envs.games import make_game
 
 parser = argparse.ArgumentParser(description=__doc__)
 parser.add_argument("--game", default="tris1")

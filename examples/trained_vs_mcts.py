@@ -7,7 +7,7 @@ import argparse
 
 from tris_envs.agents import PPOAgent, make_agent
 from tris_envs.evaluation import play_match
-from tris_envs.registry import make_game
+from tris_envs.games import make_game
 
 parser = argparse.ArgumentParser(description=__doc__)
 parser.add_argument("--game", default="tant_fant")

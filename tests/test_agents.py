@@ -14,7 +14,6 @@ import pytest
 
 from tris_envs.agents import (
     AGENT_SPECS,
-    SOLVABLE,
     GreedyAgent,
     MCTSAgent,
     RandomAgent,
@@ -352,21 +351,18 @@ def test_solver_with_repetition_draws_uses_the_repetition_free_solution():
     assert SolverAgent(rng(0)).act(game, state) in game.legal_actions(state)
 
 
-def test_solver_refuses_other_games_and_accepts_registered_adapters(monkeypatch):
-    with pytest.raises(ValueError, match="tant_fant, tris1"):
+def test_solver_refuses_games_without_a_solver_root_and_follows_the_hook():
+    with pytest.raises(ValueError, match="cannot play 'dice_race'"):
         SolverAgent().act(DiceRace(), DiceRace().initial_state())
 
-    class Renamed(Tris1):
-        def __init__(self) -> None:
-            super().__init__()
-            self.info = GameInfo("renamed_tris", 9, (3, 3, 2), 9, True)
+    class FromItself(Tris1):
+        """Solved from the position itself (like Doppia scelta per board)."""
 
-    game = Renamed()
+        def solver_root(self, state):
+            return self, state, state
+
+    game = FromItself()
     state = game.from_notation("X../.../...")
-    with pytest.raises(ValueError, match="renamed_tris"):
-        SolverAgent().act(game, state)
-    # an adapter that solves from the position itself (like Doppia scelta per board)
-    monkeypatch.setitem(SOLVABLE, "renamed_tris", lambda g, s: (g, s, s))
     assert SolverAgent(rng(0)).evaluate(game, state) == (0, -1)
     assert SolverAgent(rng(0)).act(game, state) == 4  # the only drawing reply
 

@@ -11,9 +11,9 @@ import pytest
 
 from tris_envs.cli import main, parse_options
 from tris_envs.core import TERMINAL, resolve_chance
+from tris_envs.games import GAMES, make_game
 from tris_envs.games.tris1 import Tris1
 from tris_envs.play import play_session
-from tris_envs.registry import ENV_MODULES, make_game
 
 PROMPT = "your move> "
 
@@ -127,7 +127,7 @@ def test_bad_option_syntax_is_reported():
     assert exit_info.value.code == 2
 
 
-@pytest.mark.parametrize("name", sorted(ENV_MODULES))
+@pytest.mark.parametrize("name", [spec.env_name for spec in GAMES.values()])
 def test_every_legal_move_name_parses_back(name):
     options = {"setup": "placement"} if name == "tris2_v0" else {}
     game = make_game(name, **options)

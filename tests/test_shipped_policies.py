@@ -16,7 +16,7 @@ from tris_envs import cli
 from tris_envs.agents import make_agent
 from tris_envs.agents import ppo as ppo_module
 from tris_envs.core.game import resolve_chance
-from tris_envs.registry import make_game
+from tris_envs.games import make_game
 
 torch.set_num_threads(1)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))

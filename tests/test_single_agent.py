@@ -14,8 +14,9 @@ from test_agents import DiceRace
 from tris_envs import IllegalActionError, tant_fant_v0
 from tris_envs.agents import GreedyAgent
 from tris_envs.core import TERMINAL
-from tris_envs.envs.single_agent import SingleAgentEnv, gymnasium_id, register_gymnasium
-from tris_envs.registry import ENV_MODULES
+from tris_envs.envs import register_gymnasium
+from tris_envs.envs.single_agent import SingleAgentEnv
+from tris_envs.games import GAMES as REGISTRY
 
 try:  # Stable-Baselines3 runs on torch; 2 threads on shared cores are ~25x slower
     import torch
@@ -24,7 +25,7 @@ try:  # Stable-Baselines3 runs on torch; 2 threads on shared cores are ~25x slow
 except ImportError:  # the train extra is not installed: the SB3 tests skip
     pass
 
-GAMES = sorted(ENV_MODULES)
+GAMES = [spec.env_name for spec in REGISTRY.values()]
 IDS = ["tris_envs/DoppiaScelta-v0", "tris_envs/TantFant-v0", "tris_envs/Tris1-v0",
        "tris_envs/Tris2-v0", "tris_envs/Tritoc-v0"]
 # SB3 takes every 3-D Box for a candidate image and says so; our observations are not images.
@@ -61,7 +62,7 @@ def masked_random(mask: np.ndarray, rng: np.random.Generator) -> int:
 def test_gymnasium_check_env(name):
     """Every render mode included (the checker remakes the env from its spec for each)."""
     register_gymnasium()
-    env = gymnasium.make(gymnasium_id(name), render_mode="ansi")
+    env = gymnasium.make(REGISTRY[name.removesuffix("_v0")].gymnasium_id, render_mode="ansi")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env(env.unwrapped)
@@ -341,7 +342,7 @@ def test_game_env_forms():
 
 
 @pytest.mark.parametrize("args,kwargs,error,match", [
-    (("chess_v0",), {}, ValueError, "unknown environment"),
+    (("chess_v0",), {}, ValueError, "unknown game"),
     (("tris1_v0",), {"seat": 2}, ValueError, "seat"),
     (("tris1_v0",), {"seat": True}, ValueError, "seat"),
     (("tris1_v0",), {"render_mode": "human"}, ValueError, "render_mode"),

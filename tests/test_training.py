@@ -19,25 +19,23 @@ pytest.importorskip("sb3_contrib")
 import torch
 from sb3_contrib import MaskablePPO
 
-from tris_envs.agents import AGENT_SPECS, SOLVABLE, PolicyOpponent, PPOAgent, make_agent
+from tris_envs.agents import AGENT_SPECS, PolicyOpponent, PPOAgent, make_agent
 from tris_envs.agents import ppo as ppo_module
 from tris_envs.core.game import resolve_chance
 from tris_envs.envs import SingleAgentEnv
 from tris_envs.evaluation import play_match
-from tris_envs.registry import make_game
+from tris_envs.games import GAMES, make_game
 
 torch.set_num_threads(1)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
 import evaluate  # noqa: E402  (training/evaluate.py)
 import train  # noqa: E402  (training/train.py)
 
-GAMES = ["tris2", "tris1", "tant_fant", "doppia_scelta", "tritoc"]
-
 
 def tiny_config(game: str) -> dict:
     """The game's shipped config shrunk to a few hundred steps and a handful of eval games."""
     config = train.load_config(train.default_config(game))
-    opponents = '["random", "solver"]' if game in SOLVABLE else '["random"]'
+    opponents = '["random", "solver"]' if GAMES[game].solvable else '["random"]'
     return train.apply_overrides(config, [
         "train.timesteps=512", "train.n_envs=2", "ppo.n_steps=128", "ppo.batch_size=64",
         "ppo.n_epochs=1", "pool.snapshot_every=128", "pool.max_snapshots=2",
@@ -70,7 +68,7 @@ def test_short_run_saves_loads_and_plays(game, tmp_path):
         rows = list(csv.DictReader(handle))
     assert [int(r["steps"]) for r in rows] == [0, 512] and len(lines) == 2
     assert all(0 <= float(r["score_random"]) <= 1 for r in rows)
-    judged = game in SOLVABLE and config["eval"]["judge_moves"]
+    judged = GAMES[game].solvable and config["eval"]["judge_moves"]
     assert (rows[-1]["optimal_share"] != "") == judged
     # snapshots every 128 steps, only the newest two kept on disk
     assert sorted(p.name for p in (run.out / "snapshots").iterdir()) == [
@@ -254,7 +252,7 @@ def test_pool_tally_groups_snapshots():
 def test_shipped_configs_load(game):
     config = train.load_config(train.default_config(game))
     assert make_game(config["game"]).info.name == game
-    assert ("solver" in config["pool"]["weights"]) == (game in SOLVABLE)
+    assert ("solver" in config["pool"]["weights"]) == GAMES[game].solvable
     assert config["network"]["extractor"] == ("mlp" if game in ("tris1", "tant_fant") else "cnn")
 
 

@@ -9,7 +9,7 @@ Usage::
 Every opponent plays ``--games`` games against the checkpoint with
 :func:`tris_envs.evaluation.play_match` (seats alternating, the checkpoint first in even
 games; the same seed gives the same games). The checkpoint plays its most probable legal
-move unless ``--stochastic``. Where the game has an exact solver (``tris_envs.agents.SOLVABLE``:
+move unless ``--stochastic``. Where the game has an exact solver (``GameSpec.solvable``:
 Tant Fant, Tris 1, Doppia scelta) the table also gives the share of the checkpoint's moves
 that keep the solver's game value (``Solution.optimal_actions``) over the positions it
 reached in these games (``--no-judge`` skips it), and the solver's own score against the
@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tris_envs.agents import SOLVABLE, PPOAgent, make_agent
+from tris_envs.agents import PPOAgent, make_agent
 from tris_envs.agents.solver_agent import solution_for
 from tris_envs.core.game import Game
 from tris_envs.evaluation import GameRecord, MatchResult, play_match
-from tris_envs.registry import make_game
+from tris_envs.games import GAMES, make_game
 
 DEFAULT_OPPONENTS = ("random", "greedy", "mcts:100", "solver")
 
@@ -93,7 +93,7 @@ def evaluate_checkpoint(checkpoint: str | Path, game: Game, opponents: Sequence[
         FileNotFoundError: no checkpoint file.
     """
     source = functools.partial(PPOAgent, checkpoint, deterministic=deterministic)
-    judge = judge_moves and game.info.name in SOLVABLE
+    judge = judge_moves and GAMES[game.info.name].solvable
     results = []
     for opponent in opponents:
         match = play_match(game, source, opponent, n_games, seed, processes=processes,
@@ -171,10 +171,10 @@ def target_report(checkpoint: str | Path, game: str, n_games: int = 400, seed: i
     exists, with its own score as the reference)."""
     game_core = make_game(game)
     opponents = sorted({o for o, _, _ in TARGETS[game] if o != "*"} |
-                       ({"solver"} if game in SOLVABLE else set()))
+                       ({"solver"} if GAMES[game].solvable else set()))
     results = evaluate_checkpoint(checkpoint, game_core, opponents, n_games, seed, processes)
     reference = solver_reference(game_core, n_games, seed, processes) if (
-        game in SOLVABLE) else None
+        GAMES[game].solvable) else None
     return check_targets(game, results, reference)
 
 
@@ -271,7 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         game = make_game(args.game, **game_options_from(args.config))
         if args.opponents is None:
             opponents = [s for s in DEFAULT_OPPONENTS
-                         if s != "solver" or game.info.name in SOLVABLE]
+                         if s != "solver" or GAMES[game.info.name].solvable]
         else:
             opponents = [s.strip() for s in args.opponents.split(",") if s.strip()]
         for spec in opponents:

@@ -60,11 +60,11 @@ import gymnasium
 import numpy as np
 from evaluate import OpponentResult, evaluate_checkpoint
 
-from tris_envs.agents import SOLVABLE, PolicyOpponent, make_agent
+from tris_envs.agents import PolicyOpponent, make_agent
 from tris_envs.agents.ppo import export_policy
 from tris_envs.core.game import resolve_chance
 from tris_envs.envs import SingleAgentEnv
-from tris_envs.registry import make_game
+from tris_envs.games import GAMES, make_game
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 """Where ``--game <name>`` finds ``<name>.toml``."""
@@ -221,10 +221,10 @@ def check_config(config: dict[str, Any]) -> dict[str, Any]:
     for spec in specs:
         make_agent(spec)
     if "solver" in specs:
-        if game.info.name not in SOLVABLE:
+        if not GAMES[game.info.name].solvable:
             raise ValueError(f"{game.info.name} has no exact solver: remove 'solver' from "
                              f"pool.weights and eval.opponents (solvable: "
-                             f"{', '.join(sorted(SOLVABLE))})")
+                             f"{', '.join(n for n, s in GAMES.items() if s.solvable)})")
         rng = np.random.default_rng(0)  # e.g. Doppia scelta's coloring phase is not solvable
         make_agent("solver", rng).act(game, resolve_chance(game, game.initial_state(rng), rng))
     if not ev["opponents"]:

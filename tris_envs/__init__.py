@@ -5,18 +5,37 @@ Environment modules follow PettingZoo's layout::
     from tris_envs import tant_fant_v0
     env = tant_fant_v0.env(render_mode="ansi", stalemate="loss")
 
-Importing the package registers every environment in PettingZoo's registry as
-``tris_envs/<name>`` (e.g. ``pettingzoo.make("aec", "tris_envs/tant_fant-v0")``) and the
-single-agent views in Gymnasium's (``gymnasium.make("tris_envs/TantFant-v0",
-opponent="greedy")``).
+Importing ``tris_envs`` itself is light: the rules cores (:mod:`tris_envs.games`,
+:func:`make_game`) need neither PettingZoo, Gymnasium nor PyTorch. Importing any
+environment module (or :mod:`tris_envs.envs`) registers every environment in PettingZoo's
+registry as ``tris_envs/<name>-v0`` and the single-agent views in Gymnasium's as
+``tris_envs/TantFant-v0`` and so on.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 from tris_envs.core.errors import IllegalActionError
-from tris_envs.envs.single_agent import register_gymnasium
-from tris_envs.registry import ENV_MODULES, make_env, register_pettingzoo
+from tris_envs.games import GAMES, game_spec, make_game
 
 __version__ = "0.1.0"
-__all__ = ["ENV_MODULES", "IllegalActionError", "make_env", "__version__"]
+__all__ = ["GAMES", "IllegalActionError", "make_env", "make_game", "__version__"]
 
-register_pettingzoo()
-register_gymnasium()
+_ENV_MODULES = {spec.env_name for spec in GAMES.values()}
+
+
+def make_env(name: str, **kwargs: Any) -> Any:
+    """``env()`` of game ``name`` (``"tant_fant"`` or ``"tant_fant_v0"``) with ``kwargs``.
+
+    ``kwargs`` are the render mode and the game's options.
+    """
+    return importlib.import_module(game_spec(name).env_module).env(**kwargs)
+
+
+def __getattr__(name: str) -> Any:
+    """``tris_envs.tant_fant_v0`` and the other environment modules, imported on first use."""
+    if name in _ENV_MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

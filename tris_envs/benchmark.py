@@ -9,6 +9,7 @@ other processes take the CPU.
 
 from __future__ import annotations
 
+import importlib
 import random
 import time
 import warnings
@@ -20,12 +21,14 @@ import numpy as np
 
 from tris_envs.core.game import CHANCE, TERMINAL, Game, resolve_chance
 from tris_envs.core.solver import solve
-from tris_envs.registry import ENV_MODULES, env_module
+from tris_envs.games import GAMES, game_spec
 
 BASELINE = "tictactoe_v3"
-TARGET_RATIO = {"tris1_v0": 3.0, "tant_fant_v0": 3.0, "tris2_v0": 1.5,
-                "doppia_scelta_v0": 2.0, "tritoc_v0": 1.5}
-"""Minimum steps/s through ``env()`` as a multiple of ``tictactoe_v3`` (issue targets)."""
+
+
+def env_module(name: str) -> Any:
+    """The environment module of game ``name`` (``"tant_fant_v0"`` or ``"tant_fant"``)."""
+    return importlib.import_module(game_spec(name).env_module)
 
 
 def aec_steps_per_second(make_env: Callable[[], Any], steps: int, seed: int = 0) -> float:
@@ -93,6 +96,7 @@ class Row:
     name: str
     env_steps: float
     core_steps: float | None
+    target: float | None = None
 
     def ratio(self, baseline: float) -> float:
         return self.env_steps / baseline
@@ -104,7 +108,7 @@ def run(steps: int = 20_000, rounds: int = 3, names: list[str] | None = None,
 
     ``mcts_simulations=0`` skips the MCTS section.
     """
-    names = names or list(ENV_MODULES)
+    names = names or [spec.env_name for spec in GAMES.values()]
     makers: dict[str, Callable[[], Any]] = {BASELINE: baseline_env}
     makers.update({name: env_module(name).env for name in names})
     wrapper_rows = {}
@@ -122,7 +126,7 @@ def run(steps: int = 20_000, rounds: int = 3, names: list[str] | None = None,
     for name in names:
         game = env_module(name).raw_env().game
         core = max(core_steps_per_second(game, steps, seed) for seed in range(rounds))
-        rows.append(Row(name, best[name], core))
+        rows.append(Row(name, best[name], core, game_spec(name).bench_ratio))
 
     lines = [
         f"Random play, {steps} steps x best of {rounds} rounds, observation and mask every step",
@@ -133,9 +137,8 @@ def run(steps: int = 20_000, rounds: int = 3, names: list[str] | None = None,
     rows += [Row(label, best[label], None) for label in wrapper_rows]
     base = best[BASELINE]
     for row in rows:
-        target = TARGET_RATIO.get(row.name)
-        verdict = "" if target is None else (
-            f"≥ {target:g}× {'met' if row.ratio(base) >= target else 'NOT met'}")
+        verdict = "" if row.target is None else (
+            f"≥ {row.target:g}× {'met' if row.ratio(base) >= row.target else 'NOT met'}")
         core = "" if row.core_steps is None else f"{row.core_steps:,.0f}"
         lines.append(f"| {row.name} | {row.env_steps:,.0f} | {row.ratio(base):.2f}× | "
                      f"{verdict} | {core} |")

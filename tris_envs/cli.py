@@ -7,9 +7,9 @@ import ast
 import sys
 from typing import Any
 
-from tris_envs.registry import ENV_MODULES
+from tris_envs.games import GAMES as REGISTRY
 
-GAMES = sorted({name.removesuffix("_v0") for name in ENV_MODULES})
+GAMES = list(REGISTRY)
 
 
 def parse_options(pairs: list[str] | None) -> dict[str, Any]:
@@ -61,7 +61,8 @@ def _parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="throughput vs tictactoe_v3 and solver times")
     bench.add_argument("--steps", type=int, default=20_000, help="steps per timed round")
     bench.add_argument("--rounds", type=int, default=3, help="rounds; the best is kept")
-    bench.add_argument("--env", action="append", choices=sorted(ENV_MODULES),
+    bench.add_argument("--env", action="append",
+                       choices=[spec.env_name for spec in REGISTRY.values()],
                        help="environment to time (repeatable; default all)")
     bench.add_argument("--mcts-simulations", type=int, default=2000,
                        help="simulations per MCTS search timed (0: skip MCTS)")
@@ -69,8 +70,13 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Entry point of ``tris-envs``; user errors end with a message, never a traceback."""
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``tris-envs``; user errors end with a message, never a traceback.
+
+    Returns:
+        The exit status: 0 on success. A usage error exits with 2 (argparse's
+        ``SystemExit``), as does a bad value, file or missing extra; Ctrl-C exits with 130.
+    """
     parser = _parser()
     args = parser.parse_args(argv)
     try:
@@ -79,10 +85,11 @@ def main(argv: list[str] | None = None) -> None:
         parser.exit(2, f"tris-envs {args.command}: error: {error}\n")
     except KeyboardInterrupt:
         parser.exit(130, "\n")
+    return 0
 
 
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
-    from tris_envs.registry import make_game
+    from tris_envs.games import make_game
 
     if args.command == "bench":
         from tris_envs.benchmark import run
@@ -121,4 +128,4 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

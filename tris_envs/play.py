@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from tris_envs.agents import SOLVABLE, MCTSAgent, SolverAgent, make_agent
+from tris_envs.agents import MCTSAgent, SolverAgent, make_agent
 from tris_envs.core.game import TERMINAL, Game, resolve_chance
+from tris_envs.games import GAMES
 
 HELP = ("Type a move ({example}), or: moves (list the legal moves), hint (suggest a move), "
         "help, quit.")
@@ -23,7 +24,7 @@ HINT_SIMULATIONS = 2000
 
 def hint(game: Game, state: Any, rng: np.random.Generator) -> tuple[int, str]:
     """The best move by the exact solver where one exists, else by MCTS; and who said so."""
-    if game.info.name in SOLVABLE:
+    if GAMES[game.info.name].solvable:
         try:
             return SolverAgent(rng).act(game, state), "solver"
         except ValueError:

@@ -27,23 +27,7 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
     """Unwrapped Tritoc environment; ``infos[agent]["score"]`` holds each player's score."""
 
     game_class = Tritoc
-    game: Tritoc
     metadata = GameEnv.make_metadata("tritoc_v0")
-
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        super().reset(seed=seed, options=options)
-        self._set_scores(self.game.scores(self.game_state))
-
-    def step(self, action: int | None) -> None:
-        super().step(action)
-        scores = self.game.scores(self.game_state)
-        if scores != self._scores:
-            self._set_scores(scores)
-
-    def _set_scores(self, scores: tuple[int, int]) -> None:
-        self._scores = scores
-        self.infos = {agent: {"score": scores[self.possible_agents.index(agent)]}
-                      for agent in self.infos}
 
 
 def env(**kwargs: Any) -> Any:

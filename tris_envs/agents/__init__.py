@@ -1,10 +1,15 @@
-"""Agents that see only the rules core: ``act(game, state) -> action``."""
+"""Agents that see only the rules core: ``act(game, state) -> action``.
 
-from tris_envs.agents.base import AGENT_SPECS, Agent, make_agent
+Importing this package needs neither PyTorch nor Stable-Baselines3: the PPO agents load
+them when a policy is first used.
+"""
+
+from tris_envs.agents.factory import AGENT_SPECS, make_agent
 from tris_envs.agents.mcts import MCTSAgent, MCTSNode
 from tris_envs.agents.ppo import PolicyOpponent, PPOAgent
+from tris_envs.agents.protocol import Agent
 from tris_envs.agents.scripted import GreedyAgent, RandomAgent
-from tris_envs.agents.solver_agent import SOLVABLE, SolverAgent
+from tris_envs.agents.solver_agent import SolverAgent
 
-__all__ = ["AGENT_SPECS", "SOLVABLE", "Agent", "GreedyAgent", "MCTSAgent", "MCTSNode",
-           "PPOAgent", "PolicyOpponent", "RandomAgent", "SolverAgent", "make_agent"]
+__all__ = ["AGENT_SPECS", "Agent", "GreedyAgent", "MCTSAgent", "MCTSNode", "PPOAgent",
+           "PolicyOpponent", "RandomAgent", "SolverAgent", "make_agent"]

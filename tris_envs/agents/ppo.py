@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tris_envs.agents.base import LRUCache
+from tris_envs.agents.cache import LRUCache
 from tris_envs.core.game import Game
 
 if TYPE_CHECKING:

@@ -18,15 +18,19 @@ given. Environments, agents and solvers therefore need no per-game special cases
 
 from __future__ import annotations
 
+import inspect
+import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
-from tris_envs.core.drawing import Canvas
-from tris_envs.core.errors import IllegalActionError
+from tris_envs.core.errors import IllegalActionError, brief
+
+if TYPE_CHECKING:
+    from tris_envs.core.drawing import Canvas
 
 CHANCE = -1
 """``current_player`` value of a state where the environment rolls dice."""
@@ -34,9 +38,23 @@ CHANCE = -1
 TERMINAL = -2
 """``current_player`` value of a finished game."""
 
-NUM_PLAYERS = 2
-
 S = TypeVar("S", bound=Hashable)
+
+
+def as_action(value: Any) -> int | None:
+    """``value`` as a Python ``int`` if it is an integral scalar, else ``None``.
+
+    Integral scalars are Python ``int``, NumPy integers, any ``numbers.Integral`` and 0-d
+    integer arrays (what ``MaskablePPO.predict`` returns). Booleans (Python's and NumPy's)
+    and floats are not actions. The one check every entry point that takes an action uses.
+    """
+    if isinstance(value, np.ndarray):
+        if value.shape != () or value.dtype.kind not in "iu":
+            return None
+        return int(value)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        return None
+    return int(value)
 
 
 @dataclass(frozen=True)
@@ -61,8 +79,12 @@ class GameInfo:
 class Game(ABC, Generic[S]):
     """Rules of one game with fixed options. Subclasses are pure: no framework imports.
 
-    Class attribute ``OPTIONS`` maps each option name to its default value; the
-    constructor validates values and :meth:`options` reports them.
+    The options are the keyword arguments of the subclass's ``__init__`` (``max_moves``
+    among them); class attribute ``OPTIONS`` maps each to its default and is derived from
+    that signature. The constructor validates values; :meth:`options` reports them.
+
+    A game's results never change after construction. Implementations may memoize what they
+    compute (legal sets, masks) in bounded caches; those change speed, not answers.
     """
 
     OPTIONS: ClassVar[Mapping[str, Any]] = {}
@@ -72,6 +94,13 @@ class Game(ABC, Generic[S]):
     def __init__(self, info: GameInfo) -> None:
         self.info = info
         self._masks: dict[tuple[int, ...], np.ndarray] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "__init__" in cls.__dict__:
+            parameters = inspect.signature(cls.__init__).parameters.values()
+            cls.OPTIONS = {p.name: p.default for p in parameters
+                           if p.name != "self" and p.default is not inspect.Parameter.empty}
 
     # ----- options -------------------------------------------------------------------
     @classmethod
@@ -85,9 +114,17 @@ class Game(ABC, Generic[S]):
                 f"allowed: {allowed}"
             )
 
-    @abstractmethod
     def options(self) -> dict[str, Any]:
-        """The option values this game was built with."""
+        """The option values this game was built with, keyed as in :attr:`OPTIONS`.
+
+        By default each option is read from the attribute of the same name.
+        """
+        return {name: getattr(self, name) for name in self.OPTIONS}
+
+    @property
+    def max_moves(self) -> int:
+        """Truncation limit in plies for environments (the ``max_moves`` option)."""
+        return self.info.max_moves
 
     # ----- states --------------------------------------------------------------------
     @abstractmethod
@@ -187,7 +224,24 @@ class Game(ABC, Generic[S]):
                     return action
                 raise self.illegal_action_error(state, action)
         names = ", ".join(self.action_name(state, a) for a in self.legal_actions(state))
-        raise ValueError(f"{text.strip()!r} is not a move; legal moves: {names}")
+        raise ValueError(f"{brief(text.strip())} is not a move; legal moves: {names}")
+
+    # ----- per-game hooks ------------------------------------------------------------
+    def env_info(self, state: S, player: int) -> dict[str, Any]:
+        """Extra facts for ``infos[agent]`` of ``player`` in environments (Tritoc's scores).
+
+        Nothing needed for legality goes here. Empty by default.
+        """
+        return {}
+
+    def solver_root(self, state: S) -> tuple[Game[Any], Any, Any]:
+        """How the exact solver covers ``state``: ``(game to solve, root, state to look up)``.
+
+        The solver solves the returned game from the root (once, cached) and looks the
+        third element up in that solution. Games too large to solve raise ``ValueError``.
+        """
+        raise ValueError(f"the solver cannot play {self.info.name!r}: it is too large to "
+                         "solve exactly")
 
     def picture_size(self, state: S) -> tuple[int, int]:
         """Width and height in pixels of :meth:`draw`'s picture."""
@@ -205,17 +259,28 @@ class Game(ABC, Generic[S]):
             return IllegalActionError(f"action {action!r}: the game is over")
         if player == CHANCE:
             outcomes = [o for o, _ in self.chance_outcomes(state)]
-            return IllegalActionError(f"chance outcome {action!r} is not one of {outcomes}")
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-            return IllegalActionError(f"action {action!r} is not an integer")
-        if not 0 <= action < self.info.num_actions:
+            return IllegalActionError(f"chance outcome {brief(action)} is not one of {outcomes}")
+        index = as_action(action)
+        if index is None:
+            return IllegalActionError(f"action {brief(action)} is not an integer")
+        if not 0 <= index < self.info.num_actions:
             return IllegalActionError(
-                f"action {action} is out of range 0..{self.info.num_actions - 1}"
+                f"action {index} is out of range 0..{self.info.num_actions - 1}"
             )
         return IllegalActionError(
-            f"action {action} ({self.action_to_string(state, int(action))}) is illegal: "
-            f"{self.explain_illegal(state, int(action))}"
+            f"action {index} ({self.action_to_string(state, index)}) is illegal: "
+            f"{self.explain_illegal(state, index)}"
         )
+
+    def action_index(self, state: S, action: Any) -> int:
+        """``action`` as an ``int`` (see :func:`as_action`), else the illegal-action error.
+
+        ``apply`` implementations call it for anything but a plain ``int``.
+        """
+        index = as_action(action)
+        if index is None:
+            raise self.illegal_action_error(state, action)
+        return index
 
     def explain_illegal(self, state: S, action: int) -> str:
         """Why ``action`` is illegal in ``state`` (games override for precise reasons)."""

@@ -1,30 +1,49 @@
-"""Validation of game options, with messages that list the allowed values."""
+"""Validation of game options, with messages that list the allowed values.
+
+Integer options take any integral number (``int``, NumPy integers, other
+``numbers.Integral``) and store it as a Python ``int``; booleans are never integers here.
+"""
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Collection
 from typing import Any, TypeVar
+
+import numpy as np
+
+from tris_envs.core.errors import brief
 
 T = TypeVar("T")
 
 
 def check_choice(name: str, value: T, allowed: Collection[T]) -> T:
     """Return ``value`` if it is one of ``allowed``, else raise ``ValueError``."""
-    if isinstance(value, bool) or value not in allowed:
+    if isinstance(value, (bool, np.bool_)) or not _hashable(value) or value not in allowed:
         listed = ", ".join(repr(a) for a in allowed)
-        raise ValueError(f"option {name}={value!r} is not allowed; choose one of {listed}")
+        raise ValueError(f"option {name}={brief(value)} is not allowed; choose one of {listed}")
     return value
 
 
 def check_bool(name: str, value: Any) -> bool:
-    """Return ``value`` if it is a ``bool``, else raise ``ValueError``."""
-    if not isinstance(value, bool):
-        raise ValueError(f"option {name}={value!r} must be True or False")
-    return value
+    """Return ``value`` as a ``bool`` if it is one (NumPy's too), else raise ``ValueError``."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"option {name}={brief(value)} must be True or False")
+    return bool(value)
 
 
-def check_positive_int(name: str, value: Any, minimum: int = 1) -> int:
-    """Return ``value`` if it is an ``int`` >= ``minimum``, else raise ``ValueError``."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"option {name}={value!r} must be an integer >= {minimum}")
-    return value
+def check_int(name: str, value: Any, minimum: int = 1, maximum: int | None = None) -> int:
+    """Return ``value`` as an ``int`` if it is integral and in range, else ``ValueError``."""
+    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral)
+            or value < minimum or (maximum is not None and value > maximum)):
+        bound = f"from {minimum} to {maximum}" if maximum is not None else f">= {minimum}"
+        raise ValueError(f"option {name}={brief(value)} must be an integer {bound}")
+    return int(value)
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True

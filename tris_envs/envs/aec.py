@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from tris_envs.core.game import TERMINAL, Game, advance, resolve_chance
+from tris_envs.core.game import TERMINAL, Game, advance, as_action, resolve_chance
 from tris_envs.core.options import check_choice
 
 AGENTS = ("player_0", "player_1")
@@ -66,6 +67,7 @@ class GameEnv(AECEnv):
         self.action_spaces = dict.fromkeys(AGENTS, spaces.Discrete(info.num_actions))
         self._zero_mask = np.zeros(info.num_actions, dtype=np.int8)
         self._rng = np.random.default_rng()
+        self._has_infos = type(self.game).env_info is not Game.env_info
         self._window: Any = None
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -93,9 +95,9 @@ class GameEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
-        self.infos = {agent: {} for agent in AGENTS}
         self.num_moves = 0
         self.game_state = resolve_chance(self.game, state, self._rng)
+        self.infos = self._infos()
         player = self.game.current_player(self.game_state)
         if player == TERMINAL:
             self.agent_selection = AGENTS[0]
@@ -117,12 +119,14 @@ class GameEnv(AECEnv):
             return
         game = self.game
         state = self.game_state
-        is_index = type(action) is int or isinstance(action, np.integer)
-        if not (is_index and 0 <= action < self._n_actions and game.legal_mask(state)[action]):
+        index = as_action(action)
+        if index is None or not (0 <= index < self._n_actions and game.legal_mask(state)[index]):
             raise game.illegal_action_error(state, action)
-        state, rewards = advance(game, state, int(action), self._rng)
+        state, rewards = advance(game, state, index, self._rng)
         self.game_state = state
         self.num_moves += 1
+        if self._has_infos:
+            self.infos = self._infos()
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {AGENTS[0]: rewards[0], AGENTS[1]: rewards[1]}
         player = game.current_player(state)
@@ -137,11 +141,21 @@ class GameEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
+    def _infos(self) -> dict[str, dict[str, Any]]:
+        state = self.game_state
+        return {agent: self.game.env_info(state, player) for player, agent in enumerate(AGENTS)}
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``agent``'s observation and action mask; the mask is all zeros unless it is to move.
+
+        Works after the game is over too (PettingZoo then removes finished agents from
+        ``terminations``; wrappers such as SuperSuit's still observe them).
+        """
         player = AGENTS.index(agent)
         state = self.game_state
-        to_move = (self.agent_selection == agent and not self.terminations[agent]
-                   and not self.truncations[agent])
+        to_move = (self.agent_selection == agent and agent in self.agents
+                   and not self.terminations.get(agent, True)
+                   and not self.truncations.get(agent, True))
         mask = self.game.legal_mask(state).copy() if to_move else self._zero_mask.copy()
         return {"observation": self.game.observation(state, player), "action_mask": mask}
 
@@ -152,8 +166,14 @@ class GameEnv(AECEnv):
         return self.game.to_notation(self.game_state)
 
     def render(self) -> str | np.ndarray | None:
+        """The text board (``ansi``), the picture (``rgb_array``) or a window (``human``).
+
+        Without a render mode it warns and returns ``None``, as PettingZoo's games do.
+        """
         if self.render_mode is None:
-            raise ValueError("render() needs a render_mode: 'ansi', 'rgb_array' or 'human'")
+            gymnasium.logger.warn("You are calling render method without specifying any render "
+                                  "mode: pass render_mode='ansi', 'rgb_array' or 'human'")
+            return None
         if self.render_mode == "ansi":
             return self.game.render_text(self.game_state)
         from tris_envs.envs.rendering import draw_picture, show_picture

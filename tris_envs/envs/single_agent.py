@@ -15,13 +15,12 @@ The environment runs on the rules core directly (no AEC loop): one immutable gam
 Gymnasium generator ``np_random`` for the seat, the setup and the dice, and truncation after
 ``max_moves`` plies of both players, as in the PettingZoo environments.
 
-:func:`register_gymnasium` registers ``tris_envs/TantFant-v0``, ``tris_envs/Tris1-v0``, ... for
-``gymnasium.make``.
+:func:`~tris_envs.envs.registration.register_gymnasium` registers ``tris_envs/TantFant-v0``,
+``tris_envs/Tris1-v0``, ... for ``gymnasium.make``.
 """
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -30,11 +29,12 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from tris_envs.agents.base import Agent, make_agent
+from tris_envs.agents.factory import make_agent
+from tris_envs.agents.protocol import Agent
 from tris_envs.core.errors import IllegalActionError
-from tris_envs.core.game import TERMINAL, Game, advance, resolve_chance
+from tris_envs.core.game import TERMINAL, Game, advance, as_action, resolve_chance
 from tris_envs.core.options import check_choice
-from tris_envs.registry import ENV_MODULES, NAMESPACE, make_game
+from tris_envs.games import make_game
 
 Policy = Callable[[np.ndarray, np.ndarray], int]
 """``policy(observation, action_mask) -> action`` for the player to move.
@@ -175,7 +175,7 @@ class SingleAgentEnv(gymnasium.Env):
         else:
             mask = game.legal_mask(state).astype(bool)
             action = self._opponent_policy(game.observation(state, player), mask)
-        action = _as_index(action)
+        action = as_action(action)
         if action is None or not (0 <= action < self._n_actions
                                   and game.legal_mask(state)[action]):
             error = game.illegal_action_error(state, action)
@@ -230,7 +230,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise RuntimeError("the episode is over (or was never started): call reset()")
         game = self.game
         state = self.game_state
-        index = _as_index(action)
+        index = as_action(action)
         if index is None or not (0 <= index < self._n_actions and game.legal_mask(state)[index]):
             if self.illegal_action == "raise":
                 raise game.illegal_action_error(state, action)
@@ -315,36 +315,3 @@ def _game_of(game_env: str | Game | Any, options: dict[str, Any]) -> Game:
         raise ValueError(f"game options {sorted(options)} given with an already built "
                          f"{type(game_env).__name__}; pass the environment's name instead")
     return game
-
-
-def _as_index(action: Any) -> int | None:
-    """``action`` as a Python ``int`` if it is an integer (0-d arrays too), else ``None``."""
-    if isinstance(action, np.ndarray) and action.shape == ():
-        action = action[()]
-    if type(action) is int or isinstance(action, np.integer):
-        return int(action)
-    return None
-
-
-def gymnasium_id(name: str) -> str:
-    """Gymnasium id of environment ``name``: ``"tant_fant_v0"`` -> ``"tris_envs/TantFant-v0"``."""
-    match = re.fullmatch(r"(.+)_v(\d+)", name)
-    if match is None:
-        raise ValueError(f"environment name {name!r} does not end in _v<version>")
-    base, version = match.groups()
-    return f"{NAMESPACE}/{''.join(word.capitalize() for word in base.split('_'))}-v{version}"
-
-
-def register_gymnasium() -> None:
-    """Register every environment of :data:`~tris_envs.registry.ENV_MODULES` with Gymnasium.
-
-    Ids are ``tris_envs/TantFant-v0``, ``tris_envs/Tris1-v0``, ``tris_envs/Tris2-v0``,
-    ``tris_envs/DoppiaScelta-v0`` and ``tris_envs/Tritoc-v0``; ``gymnasium.make`` passes its
-    keyword arguments (opponent, seat, render mode, game options) to :class:`SingleAgentEnv`.
-    Calling it again does nothing.
-    """
-    for name in ENV_MODULES:
-        env_id = gymnasium_id(name)
-        if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point=f"{__name__}:SingleAgentEnv",
-                               kwargs={"game_env": name})

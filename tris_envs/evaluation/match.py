@@ -29,7 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from tris_envs.agents.base import Agent, make_agent
+from tris_envs.agents.factory import make_agent
+from tris_envs.agents.protocol import Agent
 from tris_envs.core.game import Game
 from tris_envs.evaluation.ratings import elo_difference, ml_elo, score_rate, wilson_interval
 from tris_envs.evaluation.records import GameRecord, play_recorded

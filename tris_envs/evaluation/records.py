@@ -22,11 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from tris_envs.agents.base import Agent
+from tris_envs.agents.protocol import Agent
 from tris_envs.core.game import CHANCE, TERMINAL, Game, sample_outcome
-
-CHANCE_ACTOR = CHANCE
-"""``actor`` of a move that is a chance outcome."""
 
 
 @dataclass

@@ -1,0 +1,146 @@
+"""The game registry: one :class:`GameSpec` per game; everything else asks it.
+
+PettingZoo and Gymnasium registration, the command line's choices, the agent factory, the
+benchmark and the conformance tests are all derived from :data:`GAMES`. Adding a game is
+one rules module (a :class:`~tris_envs.core.game.Game`), one ``<name>_v<version>``
+environment module, and one entry here.
+
+Importing this module imports no rules module (each is loaded on first use) and none of
+PettingZoo, Gymnasium or PyTorch::
+
+    from tris_envs.games import GAMES, make_game
+
+    game = make_game("tant_fant", stalemate="loss")
+    GAMES["tritoc"].env_name        # "tritoc_v0"
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from tris_envs.core.errors import brief
+
+if TYPE_CHECKING:
+    from tris_envs.core.game import Game
+
+NAMESPACE = "tris_envs"
+"""Namespace of the PettingZoo and Gymnasium ids (``tris_envs/tant_fant-v0``)."""
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Everything the package knows about one game outside its rules.
+
+    Attributes:
+        name: Short identifier, the rules core's ``info.name`` (``"tant_fant"``).
+        title: The game's name for people (``"Tant Fant"``).
+        rules: ``"module:Class"`` of the rules core, imported on first use.
+        solvable: Whether the exact solver plays it (``Game.solver_root`` answers).
+        bench_ratio: Target of ``env()`` random-play steps/s as a multiple of PettingZoo's
+            ``tictactoe_v3`` in the same run (``tris-envs bench``).
+        option_sets: Option sets the conformance suite runs besides the defaults
+            (``{}`` is always first).
+        version: The environment's version (``tant_fant_v0``).
+    """
+
+    name: str
+    title: str
+    rules: str
+    solvable: bool
+    bench_ratio: float
+    option_sets: tuple[Mapping[str, Any], ...] = ({},)
+    version: int = 0
+
+    @property
+    def env_name(self) -> str:
+        """PettingZoo-style module name, ``"tant_fant_v0"``."""
+        return f"{self.name}_v{self.version}"
+
+    @property
+    def env_module(self) -> str:
+        """Import path of the environment module (``env()``, ``raw_env``)."""
+        return f"{NAMESPACE}.{self.env_name}"
+
+    @property
+    def pettingzoo_id(self) -> str:
+        """Id in PettingZoo's registry, ``"tris_envs/tant_fant-v0"``."""
+        return f"{NAMESPACE}/{self.name}-v{self.version}"
+
+    @property
+    def gymnasium_id(self) -> str:
+        """Id of the single-agent view in Gymnasium's registry, ``"tris_envs/TantFant-v0"``."""
+        camel = "".join(word.capitalize() for word in self.name.split("_"))
+        return f"{NAMESPACE}/{camel}-v{self.version}"
+
+    @property
+    def game_class(self) -> type[Game]:
+        """The rules-core class (its module is imported on first use)."""
+        module, _, attribute = self.rules.partition(":")
+        cls: type[Game] = getattr(importlib.import_module(module), attribute)
+        return cls
+
+    def make(self, **options: Any) -> Game:
+        """The rules core with ``options``; ``ValueError`` naming an unknown option."""
+        cls = self.game_class
+        cls.check_option_names(options)
+        return cls(**options)
+
+
+_TRITOC_CUSTOM = tuple((3, 4, 5, 6, 7, 8, 9, 10, 11)[(i + j) % 9] for i in range(9)
+                       for j in range(9))
+"""A layout given as 81 numbers (each field a rotation of 3..11) for the conformance suite."""
+
+GAMES: Mapping[str, GameSpec] = MappingProxyType({spec.name: spec for spec in (
+    GameSpec("tris2", "Tris 2", "tris_envs.games.tris2:Tris2", solvable=False,
+             bench_ratio=1.5,
+             option_sets=({}, {"setup": "placement"}, {"max_side": 4})),
+    GameSpec("tris1", "Tris 1", "tris_envs.games.tris1:Tris1", solvable=True,
+             bench_ratio=3.0),
+    GameSpec("tant_fant", "Tant Fant", "tris_envs.games.tant_fant:TantFant", solvable=True,
+             bench_ratio=3.0,
+             option_sets=tuple({"stalemate": s, "repetition_draw": r, "diagonal_only": d}
+                               for s in ("draw", "loss") for r in (False, True)
+                               for d in (False, True))),
+    GameSpec("doppia_scelta", "Doppia scelta", "tris_envs.games.doppia_scelta:DoppiaScelta",
+             solvable=True, bench_ratio=2.0,
+             option_sets=tuple({"scheme": scheme, "setup": setup}
+                               for scheme in ("crossing", "shared_goal", "swap")
+                               for setup in ("random", "coloring"))),
+    GameSpec("tritoc", "Tritoc", "tris_envs.games.tritoc:Tritoc", solvable=False,
+             bench_ratio=1.5,
+             option_sets=({}, {"layout": "magic"}, {"layout": "random"},
+                          {"layout": _TRITOC_CUSTOM}, {"dice": "equal"},
+                          {"dice": "equal", "layout": "random", "reward": "points",
+                           "max_rerolls": 0})),
+)})
+"""Every game, by name."""
+
+
+def game_spec(name: str) -> GameSpec:
+    """The spec of a game named ``"tant_fant"``, ``"tant_fant_v0"`` or ``"tant_fant-v0"``.
+
+    Raises:
+        ValueError: no such game; the message lists the games.
+    """
+    if isinstance(name, str):
+        for spec in GAMES.values():
+            if name in (spec.name, spec.env_name, f"{spec.name}-v{spec.version}"):
+                return spec
+    raise ValueError(f"unknown game {brief(name)}; choose one of {', '.join(GAMES)} "
+                     f"(or their environment names, e.g. {next(iter(GAMES.values())).env_name})")
+
+
+def make_game(name: str, **options: Any) -> Game:
+    """The rules core of game ``name`` (any form :func:`game_spec` accepts) with ``options``.
+
+    Raises:
+        ValueError: an unknown game, an unknown option or a bad option value.
+    """
+    return game_spec(name).make(**options)
+
+
+__all__ = ["GAMES", "NAMESPACE", "GameSpec", "game_spec", "make_game"]

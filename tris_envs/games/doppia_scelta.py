@@ -57,7 +57,7 @@ from tris_envs.core.drawing import (
     draw_stone,
 )
 from tris_envs.core.game import TERMINAL, Game, GameInfo
-from tris_envs.core.options import check_bool, check_choice, check_positive_int
+from tris_envs.core.options import check_bool, check_choice, check_int
 from tris_envs.core.solver import Solution, solve
 
 SIZE = 5
@@ -310,8 +310,6 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
         max_moves: Truncation limit in plies for environments (coloring plies count).
     """
 
-    OPTIONS = {"scheme": "crossing", "gates": None, "setup": "random", "board": None,
-               "fair": False, "max_moves": 100}
 
     def __init__(self, scheme: str = "crossing", gates: Sequence[str] | None = None,
                  setup: str = "random", board: str | None = None, fair: bool = False,
@@ -345,7 +343,7 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
             raise ValueError("option fair=True redraws random boards; it needs setup='random' "
                              "and no board=...")
         super().__init__(GameInfo("doppia_scelta", NUM_ACTIONS, (SIZE, SIZE, 23),
-                                  check_positive_int("max_moves", max_moves), True))
+                                  check_int("max_moves", max_moves), True))
         self._coloring_cache: dict[str, tuple[tuple[int, ...], np.ndarray]] = {}
         self._obs_cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         goal_planes = np.zeros((2, CELLS, 4), dtype=np.int8)
@@ -492,7 +490,9 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
         return found
 
     def apply(self, state: DoppiaSceltaState, action: int) -> DoppiaSceltaState:
-        if action not in self.legal_actions(state) or isinstance(action, bool):
+        if type(action) is not int:
+            action = self.action_index(state, action)
+        if action not in self.legal_actions(state):
             raise self.illegal_action_error(state, action)
         mover = state.to_move
         colors = state.colors
@@ -548,6 +548,13 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
         going = [INSTRUCTIONS[a] for a in self.legal_actions(state)]
         return (f"{name}'s robot would face the border at {_cell_name(own >> 2)} while "
                 f"{' / '.join(going)} lets it proceed (forced move)")
+
+    def solver_root(self, state: DoppiaSceltaState) -> tuple[Game[Any], Any, Any]:
+        """The board of ``state`` from its opening; not during the coloring phase."""
+        if state.white == NOT_ENTERED:
+            raise ValueError("the solver cannot play Doppia scelta's coloring phase: it solves "
+                             "a board once it is fully colored")
+        return self, self.opening(format_board(state.colors)), state
 
     def returns(self, state: DoppiaSceltaState) -> tuple[float, float]:
         if state.result == WHITE:

@@ -29,7 +29,7 @@ from tris_envs.core.drawing import (
     draw_stone,
 )
 from tris_envs.core.game import TERMINAL, Game, GameInfo
-from tris_envs.core.options import check_bool, check_choice, check_positive_int
+from tris_envs.core.options import check_bool, check_choice, check_int
 
 WHITE, BLACK = 0, 1
 ONGOING, DRAW = -1, 2
@@ -101,8 +101,6 @@ class TantFant(Game[TantFantState]):
         max_moves: default truncation limit in plies for environments.
     """
 
-    OPTIONS = {"stalemate": "draw", "repetition_draw": False, "diagonal_only": False,
-               "max_moves": 100}
 
     def __init__(self, stalemate: str = "draw", repetition_draw: bool = False,
                  diagonal_only: bool = False, max_moves: int = 100) -> None:
@@ -110,14 +108,11 @@ class TantFant(Game[TantFantState]):
         self.repetition_draw = check_bool("repetition_draw", repetition_draw)
         self.diagonal_only = check_bool("diagonal_only", diagonal_only)
         super().__init__(GameInfo("tant_fant", 81, (3, 3, 4),
-                                  check_positive_int("max_moves", max_moves), True))
+                                  check_int("max_moves", max_moves), True))
         winning = DIAGONALS if diagonal_only else LINES
         self._wins = tuple(frozenset(_mask(line) for line in winning) - {BASE_RANK[color]}
                            for color in (WHITE, BLACK))
 
-    def options(self) -> dict[str, Any]:
-        return {"stalemate": self.stalemate, "repetition_draw": self.repetition_draw,
-                "diagonal_only": self.diagonal_only, "max_moves": self.info.max_moves}
 
     # ----- rules ---------------------------------------------------------------------
     def initial_state(self, rng: np.random.Generator | None = None) -> TantFantState:
@@ -147,7 +142,9 @@ class TantFant(Game[TantFantState]):
         return _moves(own, state.white | state.black)
 
     def apply(self, state: TantFantState, action: int) -> TantFantState:
-        if action not in self.legal_actions(state) or isinstance(action, bool):
+        if type(action) is not int:
+            action = self.action_index(state, action)
+        if action not in self.legal_actions(state):
             raise self.illegal_action_error(state, action)
         mover = state.to_move
         step = 1 << (action // 9) | 1 << (action % 9)
@@ -171,6 +168,25 @@ class TantFant(Game[TantFantState]):
         if to not in NEIGHBOURS[frm]:
             return f"{POINT_NAMES[frm]} and {POINT_NAMES[to]} are not adjacent on a line"
         return f"{POINT_NAMES[to]} is occupied"
+
+    def solver_root(self, state: TantFantState) -> tuple[Game[Any], Any, Any]:
+        """The game from its start; with ``repetition_draw`` the repetition-free game.
+
+        With ``repetition_draw=True`` positions are looked up with their history stripped.
+        The values agree for the solver's own play: once a game reaches a position won for
+        the solver's side, the fastest win strictly lowers the distance to the end on every
+        ply, whatever the opponent does, so no later position repeats, and none equals an
+        earlier position (those were not won for that side, or the game would already be
+        over). A drawn position stays a draw (each side can still avoid losing, and a
+        repetition is a draw), and a lost position is met with the slowest loss, which
+        leaves the opponent the most chances to repeat. Only when the solver takes over a
+        game whose history already passed twice through a position won for its side can
+        the stripped value be optimistic.
+        """
+        if not self.repetition_draw:
+            return self, self.initial_state(), state
+        plain = TantFant(**dict(self.options(), repetition_draw=False))
+        return plain, plain.initial_state(), state._replace(history=())
 
     def returns(self, state: TantFantState) -> tuple[float, float]:
         if state.result in (ONGOING, DRAW):

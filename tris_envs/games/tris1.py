@@ -20,7 +20,7 @@ import numpy as np
 
 from tris_envs.core.drawing import BACKGROUND, Canvas, draw_die
 from tris_envs.core.game import TERMINAL, Game, GameInfo
-from tris_envs.core.options import check_positive_int
+from tris_envs.core.options import check_int
 
 X, O = 0, 1  # noqa: E741 - the symbols of the game
 ONGOING, DRAW = -1, 2
@@ -60,14 +60,11 @@ class Tris1(Game[Tris1State]):
         max_moves: default truncation limit in plies for environments (9 ends every game).
     """
 
-    OPTIONS = {"max_moves": 9}
 
     def __init__(self, max_moves: int = 9) -> None:
         super().__init__(GameInfo("tris1", 9, (3, 3, 2),
-                                  check_positive_int("max_moves", max_moves), True))
+                                  check_int("max_moves", max_moves), True))
 
-    def options(self) -> dict[str, Any]:
-        return {"max_moves": self.info.max_moves}
 
     def initial_state(self, rng: np.random.Generator | None = None) -> Tris1State:
         return Tris1State(0, 0, X)
@@ -81,7 +78,9 @@ class Tris1(Game[Tris1State]):
         return _EMPTY_CELLS[state.x | state.o]
 
     def apply(self, state: Tris1State, action: int) -> Tris1State:
-        if action not in self.legal_actions(state) or isinstance(action, bool):
+        if type(action) is not int:
+            action = self.action_index(state, action)
+        if action not in self.legal_actions(state):
             raise self.illegal_action_error(state, action)
         x, o, mover = state.x, state.o, state.to_move
         bit = 1 << action
@@ -97,6 +96,10 @@ class Tris1(Game[Tris1State]):
 
     def explain_illegal(self, state: Tris1State, action: int) -> str:
         return f"the die at row {action // 3}, column {action % 3} already shows a symbol"
+
+    def solver_root(self, state: Tris1State) -> tuple[Game[Any], Any, Any]:
+        """The whole game, solved from the empty board."""
+        return self, self.initial_state(), state
 
     def returns(self, state: Tris1State) -> tuple[float, float]:
         if state.result in (ONGOING, DRAW):

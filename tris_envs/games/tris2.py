@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import product
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -58,8 +58,9 @@ from tris_envs.core.drawing import (
     draw_die,
     draw_symbol,
 )
+from tris_envs.core.errors import brief
 from tris_envs.core.game import TERMINAL, Game, GameInfo
-from tris_envs.core.options import check_choice, check_positive_int
+from tris_envs.core.options import check_choice, check_int
 
 SYMBOLS = "XO/"
 ORIENTATIONS: tuple[str, ...] = ("XO/", "X/O", "OX/", "O/X", "/XO", "/OX")
@@ -564,26 +565,24 @@ class Tris2(Game[Tris2State]):
         max_moves: default truncation limit in plies for environments (placements count).
     """
 
-    OPTIONS = {"setup": "random", "max_side": None, "max_moves": 200}
 
     def __init__(self, setup: str = "random", max_side: int | None = None,
                  max_moves: int = 200) -> None:
         self.setup = check_choice("setup", setup, ("random", "placement"))
-        if max_side is not None and (isinstance(max_side, bool) or not isinstance(max_side, int)
-                                     or max_side < 3):
-            raise ValueError(f"option max_side={max_side!r} must be None (no limit) or an "
-                             "integer >= 3 (the 3x3 start block must fit)")
-        self.max_side = max_side
-        self._limit = FRAME if max_side is None else min(max_side, FRAME)
+        self.max_side = None
+        if max_side is not None:
+            try:
+                self.max_side = check_int("max_side", max_side, minimum=3)
+            except ValueError:
+                raise ValueError(f"option max_side={brief(max_side)} must be None (no limit) or "
+                                 "an integer >= 3 (the 3x3 start block must fit)") from None
+        self._limit = FRAME if self.max_side is None else min(self.max_side, FRAME)
         super().__init__(GameInfo("tris2", NUM_ACTIONS, OBSERVATION_SHAPE,
-                                  check_positive_int("max_moves", max_moves), True))
+                                  check_int("max_moves", max_moves), True))
         self._blocked: dict[tuple[int, int], int] = {}
         self._action_masks: dict[int, np.ndarray] = {}
         self._action_tuples: dict[int, tuple[int, ...]] = {}
 
-    def options(self) -> dict[str, Any]:
-        return {"setup": self.setup, "max_side": self.max_side,
-                "max_moves": self.info.max_moves}
 
     # ----- move generation -----------------------------------------------------------
     def _blocked_rolls(self, height: int, width: int) -> int:
@@ -685,9 +684,7 @@ class Tris2(Game[Tris2State]):
 
     def apply(self, state: Tris2State, action: int) -> Tris2State:
         if type(action) is not int:
-            if isinstance(action, bool) or not isinstance(action, np.integer):
-                raise self.illegal_action_error(state, action)
-            action = int(action)
+            action = self.action_index(state, action)
         board, x, o, bar, height, width, mover, _, _, legal = state
         if not 0 <= action < NUM_ACTIONS or not legal >> action & 1:
             raise self.illegal_action_error(state, action)

@@ -41,7 +41,7 @@ from tris_envs.core.drawing import (
     draw_stone,
 )
 from tris_envs.core.game import CHANCE, TERMINAL, Game, GameInfo
-from tris_envs.core.options import check_choice, check_positive_int
+from tris_envs.core.options import check_choice, check_int
 
 WHITE, BLACK = 0, 1
 ONGOING, DRAW = -1, 2
@@ -280,8 +280,6 @@ class Tritoc(Game[TritocState]):
         max_moves: default truncation limit in plies for environments (passes count).
     """
 
-    OPTIONS = {"layout": "ordered", "dice": "2d6", "max_rerolls": 3, "reward": "win_loss",
-               "max_moves": 500}
 
     def __init__(self, layout: str | Sequence[int] = "ordered", dice: str = "2d6",
                  max_rerolls: int = 3, reward: str = "win_loss", max_moves: int = 500) -> None:
@@ -295,19 +293,16 @@ class Tritoc(Game[TritocState]):
             self.layout = check_layout(layout, "option layout")
             self._layout = Layout(self.layout)
         self.dice = check_choice("dice", dice, tuple(DICE_WEIGHTS))
-        self.max_rerolls = check_positive_int("max_rerolls", max_rerolls, minimum=0)
+        self.max_rerolls = check_int("max_rerolls", max_rerolls, minimum=0)
         self.reward = check_choice("reward", reward, ("win_loss", "points"))
         super().__init__(GameInfo("tritoc", 82, (9, 9, 24),
-                                  check_positive_int("max_moves", max_moves), False))
+                                  check_int("max_moves", max_moves), False))
         self._weights = DICE_WEIGHTS[dice]
         self._outcomes: dict[int, list[tuple[int, float]]] = {}
         # (state, answer) of the latest queries: environments ask several times per step
         self._last_legal: tuple[TritocState | None, tuple[int, ...]] = (None, ())
         self._last_mask: tuple[TritocState | None, np.ndarray | None] = (None, None)
 
-    def options(self) -> dict[str, Any]:
-        return {"layout": self.layout, "dice": self.dice, "max_rerolls": self.max_rerolls,
-                "reward": self.reward, "max_moves": self.info.max_moves}
 
     # ----- rules ---------------------------------------------------------------------
     def initial_state(self, rng: np.random.Generator | None = None) -> TritocState:
@@ -407,9 +402,7 @@ class Tritoc(Game[TritocState]):
 
     def apply(self, state: TritocState, action: int) -> TritocState:
         if type(action) is not int:
-            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-                raise self.illegal_action_error(state, action)
-            action = int(action)
+            action = self.action_index(state, action)
         roll = state.roll
         if roll == PENDING:
             if not (2 <= action <= 12 and self._targets(state, action)
@@ -500,6 +493,10 @@ class Tritoc(Game[TritocState]):
         # the move that produced ``state`` was made by the player not to move now
         return (0.0, float(state.gained)) if state.to_move == WHITE \
             else (float(state.gained), 0.0)
+
+    def env_info(self, state: TritocState, player: int) -> dict[str, Any]:
+        """``{"score": ...}``: the player's score (1 per conquered field, 5 for the win)."""
+        return {"score": self.scores(state)[player]}
 
     def scores(self, state: TritocState) -> tuple[int, int]:
         """Points of White and Black: 1 per conquered field, 5 for winning."""

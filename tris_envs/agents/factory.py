@@ -1,31 +1,11 @@
-"""The agent protocol, a factory from agent specs, and a cache for shared agent data."""
+"""Agents from spec strings (``"greedy"``, ``"mcts:300"``, ``"ppo:run/final.pt"``)."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Callable, Hashable
-from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
-
 import numpy as np
 
-from tris_envs.core.game import Game
-
-
-@runtime_checkable
-class Agent(Protocol):
-    """Chooses an action for the player to move, from full information.
-
-    Agents receive their ``numpy.random.Generator`` at construction, so a seeded agent
-    plays reproducibly. From an AEC loop call
-    ``agent.act(env.unwrapped.game, env.unwrapped.game_state)``.
-    """
-
-    name: str
-
-    def act(self, game: Game, state: Any) -> int:
-        """A legal action for ``game.current_player(state)``."""
-        ...
-
+from tris_envs.agents.protocol import Agent
+from tris_envs.core.errors import brief
 
 AGENT_SPECS = ("random", "greedy", "mcts", "mcts:<simulations>", "mcts:<seconds>s", "solver",
                "ppo", "ppo:<path>")
@@ -68,7 +48,7 @@ def make_agent(spec: str, rng: np.random.Generator | None = None) -> Agent:
         if seconds is not None:
             return MCTSAgent(simulations=None, time_budget=seconds, rng=rng)
     allowed = ", ".join(repr(s) for s in AGENT_SPECS)
-    raise ValueError(f"unknown agent spec {spec!r}; allowed: {allowed} "
+    raise ValueError(f"unknown agent spec {brief(spec)}; allowed: {allowed} "
                      "(e.g. 'mcts:1000', 'mcts:0.5s', 'ppo:runs/tant_fant/final.zip')")
 
 
@@ -81,31 +61,3 @@ def _seconds(text: str) -> float | None:
     except ValueError:
         return None
     return seconds if 0 < seconds < float("inf") else None
-
-
-K = TypeVar("K", bound=Hashable)
-V = TypeVar("V")
-
-
-class LRUCache(Generic[K, V]):
-    """A per-process cache of at most ``size`` values, least recently used dropped first.
-
-    Agents use it for expensive shared objects (exact solutions, loaded policies) so that
-    agents rebuilt for every game of a match reuse them.
-    """
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._items: OrderedDict[K, V] = OrderedDict()
-
-    def get(self, key: K, make: Callable[[], V]) -> V:
-        """The value cached for ``key``, made with ``make()`` on a miss."""
-        value = self._items.get(key)
-        if value is None:
-            value = make()
-            if len(self._items) >= self.size:
-                self._items.popitem(last=False)
-            self._items[key] = value
-        else:
-            self._items.move_to_end(key)
-        return value
