@@ -295,6 +295,18 @@ def _normalise_name(text: str) -> str:
     return "".join(ch for ch in text.lower() if ch not in " ()\t")
 
 
+def seeded_generator(seed: Any) -> np.random.Generator:
+    """``numpy.random.default_rng(seed)`` for a seed that is a non-negative integer.
+
+    Raises:
+        ValueError: ``seed`` is negative, not integral, or a boolean.
+    """
+    if (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral)
+            or seed < 0):
+        raise ValueError(f"seed must be None or a non-negative integer, got {brief(seed)}")
+    return np.random.default_rng(int(seed))
+
+
 def sample_outcome(outcomes: Sequence[tuple[int, float]], u: float) -> int:
     """The chance outcome that a uniform draw ``u`` in [0, 1) selects (inverse CDF)."""
     for outcome, probability in outcomes:

@@ -20,7 +20,14 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from tris_envs.core.game import TERMINAL, Game, advance, as_action, resolve_chance
+from tris_envs.core.game import (
+    TERMINAL,
+    Game,
+    advance,
+    as_action,
+    resolve_chance,
+    seeded_generator,
+)
 from tris_envs.core.options import check_choice
 
 AGENTS = ("player_0", "player_1")
@@ -84,7 +91,7 @@ class GameEnv(AECEnv):
         option keys are ignored, as in Gymnasium (PettingZoo's ``api_test`` passes some).
         """
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
+            self._rng = seeded_generator(seed)
         position = (options or {}).get("position")
         if position is None:
             state = self.game.initial_state(self._rng)

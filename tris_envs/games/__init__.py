@@ -90,9 +90,10 @@ class GameSpec:
         return cls(**options)
 
 
-_TRITOC_CUSTOM = tuple((3, 4, 5, 6, 7, 8, 9, 10, 11)[(i + j) % 9] for i in range(9)
-                       for j in range(9))
-"""A layout given as 81 numbers (each field a rotation of 3..11) for the conformance suite."""
+_TRITOC_CUSTOM = tuple(3 + (k + f) % 9 for f, k in sorted(
+    ((f, k) for f in range(9) for k in range(9)),
+    key=lambda fk: (fk[0] // 3 * 3 + fk[1] // 3) * 9 + fk[0] % 3 * 3 + fk[1] % 3))
+"""An explicit layout (field ``f`` holds 3..11 rotated by ``f``) for the conformance suite."""
 
 GAMES: Mapping[str, GameSpec] = MappingProxyType({spec.name: spec for spec in (
     GameSpec("tris2", "Tris 2", "tris_envs.games.tris2:Tris2", solvable=False,
