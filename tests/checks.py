@@ -20,7 +20,6 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 from tris_envs.core.game import CHANCE, TERMINAL, Game
 
-
 EXPECTED_PETTINGZOO_WARNINGS = frozenset({
     "Observation is not a NumPy array",
     "Observation space for each agent probably should be gymnasium.spaces.box or "

@@ -8,10 +8,11 @@ import random
 import numpy as np
 import pytest
 import supersuit
-from cases import CASES, SPECS, module_of
-from checks import check_pickle_midgame, fuzz_env, run_pettingzoo_tests
 
 from tris_envs.benchmark import pettingzoo_chain
+
+from cases import CASES, SPECS, module_of
+from checks import check_pickle_midgame, fuzz_env, run_pettingzoo_tests
 
 
 @pytest.mark.parametrize("spec, options", CASES)
@@ -87,7 +88,7 @@ def test_supersuit_wrappers_play_whole_games(spec, wrap):
     for seed in range(3):
         env.reset(seed=seed)
         rnd = random.Random(seed)
-        for agent in env.agent_iter():
+        for _ in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             env.step(None if term or trunc
                      else rnd.choice(np.flatnonzero(obs["action_mask"]).tolist()))
@@ -100,7 +101,7 @@ def test_observe_works_after_the_game_is_over(spec, make):
     env = getattr(module_of(spec), make)(max_moves=30)
     env.reset(seed=0)
     rnd = random.Random(0)
-    for agent in env.agent_iter():
+    for _ in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         env.step(None if term or trunc
                  else rnd.choice(np.flatnonzero(obs["action_mask"]).tolist()))

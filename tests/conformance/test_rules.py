@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from cases import CASES, SPECS, history_free, module_of
-from checks import action_paths, check_state_invariants, follow_path, random_playouts
 from hypothesis import given, settings
 
 from tris_envs import IllegalActionError
 from tris_envs.core.game import CHANCE, TERMINAL, as_action
+
+from cases import CASES, SPECS, history_free, module_of
+from checks import action_paths, check_state_invariants, follow_path, random_playouts
 
 
 @pytest.mark.parametrize("spec, options", CASES)
