@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 from pathlib import Path
 
@@ -182,7 +183,9 @@ def test_render_without_mode_warns_and_returns_none(make):
 
 def test_metadata_is_static():
     game = TantFant()
-    assert game.info is game.info and game.info.num_actions == 81
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        game.info.num_actions = 9
+    assert game.info == TantFant(stalemate="loss").info and game.info.num_actions == 81
     assert functools.reduce(int.__mul__, game.info.observation_shape) == 36
 
 

@@ -1,4 +1,6 @@
-"""``make demo``: a Tant Fant game between two scripted players, then a short match.
+"""``tris-envs demo``: a Tant Fant game between two scripted players, then a short match.
+
+(``make demo`` is something else: it trains a policy; see the README.)
 
 Run with ``python -m tris_envs.demo [--games N] [--seed S]``.
 """

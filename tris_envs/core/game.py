@@ -189,7 +189,7 @@ class Game(ABC, Generic[S]):
 
     @abstractmethod
     def to_notation(self, state: S) -> str:
-        """The position string of ``state`` (SPEC section 8)."""
+        """The position string of ``state`` (README, "Position strings" of each game)."""
 
     @abstractmethod
     def from_notation(self, text: str) -> S:

@@ -286,7 +286,7 @@ class SingleAgentEnv(gymnasium.Env):
     # ----- views ---------------------------------------------------------------------
     @property
     def position(self) -> str:
-        """The current position string (SPEC section 8)."""
+        """The current position string (README, "Position strings" of each game)."""
         return self.game.to_notation(self.game_state)
 
     def render(self) -> str | np.ndarray | None:
