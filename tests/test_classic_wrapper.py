@@ -17,51 +17,6 @@ def pettingzoo_chain_of(module: Any, **options: Any) -> Any:
     return pettingzoo_chain(module.raw_env(**options))
 
 
-def snapshot(env: Any) -> tuple:
-    observations = {a: {k: v.tolist() for k, v in env.observe(a).items()} for a in env.agents}
-    return (list(env.agents), env.agent_selection if env.agents else None, dict(env.rewards),
-            dict(env._cumulative_rewards), dict(env.terminations), dict(env.truncations),
-            observations, env.unwrapped.position)
-
-
-def outcome(env: Any, action: Any) -> tuple:
-    try:
-        env.step(action)
-    except AssertionError:
-        return ("AssertionError", snapshot(env))
-    return ("ok", snapshot(env))
-
-
-@pytest.mark.parametrize("module", [tant_fant_v0, tris1_v0])
-def test_same_behaviour_on_random_sequences_with_bad_actions(module):
-    rnd = random.Random(0)
-    ours, theirs = module.env(max_moves=30), pettingzoo_chain_of(module, max_moves=30)
-    n = ours.action_space("player_0").n
-    for game in range(200):
-        ours.reset(seed=game)
-        theirs.reset(seed=game)
-        assert snapshot(ours) == snapshot(theirs)
-        for _ in range(60):
-            if not ours.agents:
-                assert outcome(ours, 0) == outcome(theirs, 0)   # step after the end
-                break
-            obs, _, term, trunc, _ = ours.last()
-            assert theirs.last()[1:] == ours.last()[1:]
-            legal = np.flatnonzero(obs["action_mask"]).tolist()
-            roll = rnd.random()
-            if term or trunc:
-                action = None
-            elif roll < 0.04:
-                action = rnd.choice([n, -1, n + 7])             # out of bounds
-            elif roll < 0.06:
-                action = None                                   # None for a live agent
-            elif roll < 0.12 and len(legal) < n:
-                action = rnd.choice([a for a in range(n) if a not in legal])
-            else:
-                action = rnd.choice(legal)
-            assert outcome(ours, action) == outcome(theirs, action)
-
-
 def test_agent_iter_loop_matches():
     for module in (tant_fant_v0, tris1_v0):
         results = []

@@ -42,8 +42,7 @@ class GameSpec:
         solvable: Whether the exact solver plays it (``Game.solver_root`` answers).
         bench_ratio: Target of ``env()`` random-play steps/s as a multiple of PettingZoo's
             ``tictactoe_v3`` in the same run (``tris-envs bench``).
-        option_sets: Option sets the conformance suite runs besides the defaults
-            (``{}`` is always first).
+        option_sets: Option sets the conformance suite runs, the defaults among them.
         version: The environment's version (``tant_fant_v0``).
     """
 
