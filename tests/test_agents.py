@@ -20,6 +20,7 @@ from tris_envs.agents import (
     SolverAgent,
     make_agent,
 )
+from tris_envs.agents.alphabeta import AlphaBetaAgent
 from tris_envs.agents.solver_agent import solution_for
 from tris_envs.core import CHANCE, TERMINAL, Game, GameInfo, solve
 from tris_envs.evaluation import play_match
@@ -372,14 +373,16 @@ def test_make_agent_builds_every_spec():
     cases = {"random": (RandomAgent, "random"), "greedy": (GreedyAgent, "greedy"),
              "solver": (SolverAgent, "solver"), "mcts": (MCTSAgent, "mcts:1000"),
              "mcts:250": (MCTSAgent, "mcts:250"), "mcts:0.5s": (MCTSAgent, "mcts:0.5s"),
-             "mcts:2s": (MCTSAgent, "mcts:2s")}
+             "mcts:2s": (MCTSAgent, "mcts:2s"), "alphabeta": (AlphaBetaAgent, "alphabeta:4"),
+             "alphabeta:3": (AlphaBetaAgent, "alphabeta:3"),
+             "alphabeta:1s": (AlphaBetaAgent, "alphabeta:1s")}
     for spec, (cls, name) in cases.items():
         agent = make_agent(spec, rng(0))
         assert isinstance(agent, cls) and agent.name == name
     assert make_agent("mcts:250").simulations == 250
     timed = make_agent("mcts:0.5s")
     assert timed.time_budget == 0.5 and timed.simulations is None
-    assert len(AGENT_SPECS) == 8  # and "ppo", "ppo:<path>": tests/test_shipped_policies.py
+    assert len(AGENT_SPECS) == 11  # and "ppo", "ppo:<path>": tests/test_shipped_policies.py
 
 
 @pytest.mark.parametrize("spec", ["", "Random", "mcts:", "mcts:0", "mcts:-5", "mcts:1.5",

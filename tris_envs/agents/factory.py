@@ -7,8 +7,9 @@ import numpy as np
 from tris_envs.agents.protocol import Agent
 from tris_envs.core.errors import brief
 
-AGENT_SPECS = ("random", "greedy", "mcts", "mcts:<simulations>", "mcts:<seconds>s", "solver",
-               "ppo", "ppo:<path>")
+AGENT_SPECS = ("random", "greedy", "mcts", "mcts:<simulations>", "mcts:<seconds>s",
+               "alphabeta", "alphabeta:<plies>", "alphabeta:<seconds>s", "solver", "ppo",
+               "ppo:<path>")
 """The forms :func:`make_agent` accepts."""
 
 
@@ -17,7 +18,9 @@ def make_agent(spec: str, rng: np.random.Generator | None = None) -> Agent:
 
     Specs: ``"random"``, ``"greedy"``, ``"mcts"`` (1000 simulations per move),
     ``"mcts:<simulations>"`` (e.g. ``"mcts:300"``), ``"mcts:<seconds>s"`` (a time budget
-    per move, e.g. ``"mcts:0.5s"``), ``"solver"`` (perfect play where an exact solver
+    per move, e.g. ``"mcts:0.5s"``), ``"alphabeta"`` (a 4-ply alpha-beta search),
+    ``"alphabeta:<plies>"``, ``"alphabeta:<seconds>s"`` (iterative deepening within a time
+    budget), ``"solver"`` (perfect play where an exact solver
     exists), ``"ppo"`` (the trained policy shipped for the game it plays),
     ``"ppo:<path>"`` (a trained ``MaskablePPO`` zip or ``.pt`` policy; both see
     :class:`~tris_envs.agents.ppo.PPOAgent` and need ``pip install 'tris_envs[train]'``).
@@ -28,12 +31,13 @@ def make_agent(spec: str, rng: np.random.Generator | None = None) -> Agent:
         FileNotFoundError: a ``ppo:`` spec naming no file (``"ppo"`` raises it at the first
             move of a game no policy is shipped for).
     """
+    from tris_envs.agents.alphabeta import MAX_PLIES, AlphaBetaAgent
     from tris_envs.agents.mcts import MCTSAgent
     from tris_envs.agents.scripted import GreedyAgent, RandomAgent
     from tris_envs.agents.solver_agent import SolverAgent
 
     simple = {"random": RandomAgent, "greedy": GreedyAgent, "solver": SolverAgent,
-              "mcts": MCTSAgent}
+              "mcts": MCTSAgent, "alphabeta": AlphaBetaAgent}
     if isinstance(spec, str):
         if spec in simple:
             return simple[spec](rng=rng)
@@ -42,14 +46,27 @@ def make_agent(spec: str, rng: np.random.Generator | None = None) -> Agent:
 
             return PPOAgent(spec[len("ppo:"):] or None, rng=rng)
         name, _, limit = spec.partition(":")
-        if name == "mcts" and limit.isdigit() and int(limit) > 0:
-            return MCTSAgent(simulations=int(limit), rng=rng)
-        seconds = _seconds(limit) if name == "mcts" else None
-        if seconds is not None:
+        count = _count(limit)
+        seconds = _seconds(limit)
+        if name == "mcts" and count is not None:
+            return MCTSAgent(simulations=count, rng=rng)
+        if name == "mcts" and seconds is not None:
             return MCTSAgent(simulations=None, time_budget=seconds, rng=rng)
+        if name == "alphabeta" and count is not None and count <= MAX_PLIES:
+            return AlphaBetaAgent(plies=count, rng=rng)
+        if name == "alphabeta" and seconds is not None:
+            return AlphaBetaAgent(plies=None, time_budget=seconds, rng=rng)
     allowed = ", ".join(repr(s) for s in AGENT_SPECS)
     raise ValueError(f"unknown agent spec {brief(spec)}; allowed: {allowed} "
-                     "(e.g. 'mcts:1000', 'mcts:0.5s', 'ppo:runs/tant_fant/final.zip')")
+                     "(e.g. 'mcts:1000', 'mcts:0.5s', 'alphabeta:4', "
+                     "'ppo:runs/tant_fant/final.zip')")
+
+
+def _count(text: str) -> int | None:
+    """``"300"`` -> 300; ``None`` unless a positive integer in plain ASCII digits."""
+    if not text.isascii() or not text.isdigit() or text.startswith("0"):
+        return None
+    return int(text)
 
 
 def _seconds(text: str) -> float | None:

@@ -234,6 +234,14 @@ class Game(ABC, Generic[S]):
         """
         return {}
 
+    def heuristic(self, state: S, player: int) -> float:
+        """An estimate in (-1, 1) of an unfinished ``state`` for ``player``.
+
+        Depth-limited searches (``alphabeta``) value their leaves with it. ``0.0`` by
+        default: games define one only where a simple, sound estimate is known.
+        """
+        return 0.0
+
     def solver_root(self, state: S) -> tuple[Game[Any], Any, Any]:
         """How the exact solver covers ``state``: ``(game to solve, root, state to look up)``.
 

@@ -1,0 +1,104 @@
+"""Alpha-beta search: forced wins, the solver's values within its horizon, no blunders."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tris_envs.agents import make_agent
+from tris_envs.agents.alphabeta import WIN, AlphaBetaAgent
+from tris_envs.core import solve
+from tris_envs.core.game import CHANCE, TERMINAL, resolve_chance
+from tris_envs.evaluation.metrics import is_blunder
+from tris_envs.games import make_game
+
+
+def solved(name, **options):
+    game = make_game(name, **options)
+    return game, solve(game, game.initial_state(np.random.default_rng(0)))
+
+
+def sample_rows(solution, keep, n, seed=0):
+    rows = [i for i in range(len(solution)) if keep(i)]
+    rng = np.random.default_rng(seed)
+    return [solution.states[i] for i in rng.choice(rows, size=min(n, len(rows)),
+                                                   replace=False)]
+
+
+@pytest.mark.parametrize("options", [{}, {"diagonal_only": True, "stalemate": "loss"}], ids=str)
+@pytest.mark.parametrize("plies", [1, 3])
+def test_finds_the_fastest_forced_win(options, plies):
+    game, solution = solved("tant_fant", **options)
+
+    def won_in(i):
+        mover = solution.movers[i]
+        return (mover >= 0 and solution.plies[i] == plies
+                and solution.values[i] == (1 if mover == 0 else -1))
+
+    positions = sample_rows(solution, won_in, 40)
+    assert positions
+    agent = AlphaBetaAgent(plies=3, rng=np.random.default_rng(0))
+    for state in positions:
+        assert agent.act(game, state) in solution.best_actions(state)
+        assert max(agent.root_values(game, state).values()) == WIN - plies
+
+
+@pytest.mark.parametrize("name", ["tant_fant", "tris1"])
+def test_agrees_with_the_solver_within_its_horizon(name):
+    game, solution = solved(name)
+    depth = 4
+    agent = AlphaBetaAgent(plies=depth, rng=np.random.default_rng(1))
+    positions = sample_rows(solution, lambda i: solution.movers[i] >= 0, 150, seed=2)
+    for state in positions:
+        i = solution.row(state)
+        mover_value = solution.value(state, solution.movers[i])
+        plies = int(solution.plies[i])
+        expected = mover_value * (WIN - plies) if mover_value and plies <= depth else 0.0
+        assert max(agent.root_values(game, state).values()) == expected, game.to_notation(state)
+
+
+@pytest.mark.parametrize("options", [{}, {"max_side": 4}], ids=str)
+def test_never_blunders_in_tris2_at_two_plies(options):
+    game = make_game("tris2", **options)
+    agent = make_agent("alphabeta:2", np.random.default_rng(3))
+    rng = np.random.default_rng(4)
+    continuation = make_agent("greedy", rng)   # long games through varied positions
+    judged = 0
+    for _ in range(3):
+        state = game.initial_state(rng)
+        for _ in range(40):
+            if game.current_player(state) == TERMINAL:
+                break
+            assert not is_blunder(game, state, agent.act(game, state))
+            judged += 1
+            state = game.apply(state, continuation.act(game, state))
+    assert judged > 60
+
+
+def test_expectimax_plays_dice_games_within_a_time_budget():
+    game = make_game("tritoc")
+    rng = np.random.default_rng(5)
+    state = resolve_chance(game, game.initial_state(rng), rng)
+    agent = make_agent("alphabeta:0.05s", np.random.default_rng(0))
+    for _ in range(6):
+        action = agent.act(game, state)
+        assert action in game.legal_actions(state) and agent.depth_reached >= 1
+        state = resolve_chance(game, game.apply(state, action), rng)
+        if game.current_player(state) == TERMINAL:
+            break
+    assert game.current_player(state) != CHANCE
+
+
+def test_specs_parse_and_bad_ones_are_refused():
+    assert make_agent("alphabeta").name == "alphabeta:4"
+    assert make_agent("alphabeta:7").plies == 7
+    timed = make_agent("alphabeta:0.5s")
+    assert timed.time_budget == 0.5 and timed.name == "alphabeta:0.5s"
+    for bad in ("alphabeta:0", "alphabeta:65", "alphabeta:x", "alphabeta:\u0663",
+                "alphabeta:-1", "alphabeta:03", "alphabeta:0s"):
+        with pytest.raises(ValueError, match="unknown agent spec"):
+            make_agent(bad)
+    with pytest.raises(ValueError, match="from 1 to 64"):
+        AlphaBetaAgent(plies=0)
+    with pytest.raises(ValueError, match="no player to move"):
+        AlphaBetaAgent().act(make_game("tris1"), make_game("tris1").from_notation("XXX/OO./..."))

@@ -1,0 +1,52 @@
+"""Blunders and missed wins on scripted positions and over recorded games."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tris_envs.agents import GreedyAgent, RandomAgent
+from tris_envs.evaluation.metrics import is_blunder, is_missed_win, move_quality
+from tris_envs.evaluation.records import play_recorded
+from tris_envs.games import make_game
+
+TRIS1 = make_game("tris1")
+
+
+# position, X-or-O to move: {action: (blunder, missed win)}
+CASES = [
+    ("XX./OO./...", {2: (False, False),     # wins
+                     5: (False, True),      # blocks O but misses the win
+                     6: (True, True), 7: (True, True), 8: (True, True)}),
+    ("X.O/.X./...", {8: (False, False),     # the only block of X's diagonal
+                     1: (True, False), 3: (True, False), 7: (True, False)}),
+    ("XO./XX./O..", {2: (False, False), 5: (False, False),   # a double threat: every move
+                     7: (False, False), 8: (False, False)}),  # allows a win, none blunders
+]
+
+
+@pytest.mark.parametrize("position, expected", CASES)
+def test_blunders_and_missed_wins_on_scripted_positions(position, expected):
+    state = TRIS1.from_notation(position)
+    for action, (blunder, missed) in expected.items():
+        assert is_blunder(TRIS1, state, action) is blunder, action
+        assert is_missed_win(TRIS1, state, action) is missed, action
+
+
+def test_move_quality_over_records_separates_greedy_from_random():
+    game = make_game("tris2", max_side=4)
+    rng = np.random.default_rng(0)
+    records = [play_recorded(game, [GreedyAgent(rng), RandomAgent(rng)], rng, max_moves=60)
+               for _ in range(6)]
+    greedy, random_ = (move_quality(game, records, name) for name in ("greedy", "random"))
+    assert greedy.moves > 0 and greedy.blunders == 0 and greedy.missed_wins == 0
+    assert random_.blunders > 0 and 0 < random_.blunder_rate < 1
+    both = greedy.add(random_)
+    assert both.moves == greedy.moves + random_.moves
+    assert "blunder rate" in str(both)
+
+
+def test_games_with_dice_are_refused():
+    game = make_game("tritoc")
+    with pytest.raises(ValueError, match="deterministic games only"):
+        move_quality(game, [], "random")

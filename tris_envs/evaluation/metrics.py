@@ -1,0 +1,122 @@
+"""Move-quality metrics of deterministic games: blunders and missed wins.
+
+* A **blunder** is a move after which the opponent can win at once, played while the mover
+  had a move that does not allow that. A move that wins at once is never a blunder.
+* A **missed win**: the mover could win at once and played something else.
+
+Both look one move ahead on the rules core, so they apply to every deterministic game
+(Tris 1, Tris 2, Tant Fant, Doppia scelta); games with dice have no such one-move verdict
+and are refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from tris_envs.core.game import TERMINAL, Game
+from tris_envs.evaluation.records import GameRecord
+
+
+def wins_at_once(game: Game, state: Any, action: int) -> bool:
+    """Whether ``action`` ends the game at once as a win for the player playing it."""
+    player = game.current_player(state)
+    child = game.apply(state, action)
+    return game.current_player(child) == TERMINAL and game.returns(child)[player] > 0
+
+
+def can_win_at_once(game: Game, state: Any) -> bool:
+    """Whether the player to move in ``state`` has a move that wins at once."""
+    if game.current_player(state) < 0:
+        return False
+    return any(wins_at_once(game, state, a) for a in game.legal_actions(state))
+
+
+def allows_win(game: Game, state: Any, action: int) -> bool:
+    """Whether after ``action`` the opponent is to move and can win at once."""
+    mover = game.current_player(state)
+    child = game.apply(state, action)
+    return game.current_player(child) == 1 - mover and can_win_at_once(game, child)
+
+
+def is_blunder(game: Game, state: Any, action: int) -> bool:
+    """Whether ``action`` in ``state`` is a blunder (see the module docstring).
+
+    Raises:
+        ValueError: the game has chance nodes.
+    """
+    _check_deterministic(game)
+    if wins_at_once(game, state, action) or not allows_win(game, state, action):
+        return False
+    return any(wins_at_once(game, state, a) or not allows_win(game, state, a)
+               for a in game.legal_actions(state) if a != action)
+
+
+def is_missed_win(game: Game, state: Any, action: int) -> bool:
+    """Whether the mover could win at once in ``state`` and ``action`` does not.
+
+    Raises:
+        ValueError: the game has chance nodes.
+    """
+    _check_deterministic(game)
+    return not wins_at_once(game, state, action) and can_win_at_once(game, state)
+
+
+@dataclass
+class MoveQuality:
+    """Counts over one player's moves.
+
+    Attributes:
+        moves: Moves judged.
+        blunders: Of them, blunders.
+        missed_wins: Of them, missed wins.
+    """
+
+    moves: int = 0
+    blunders: int = 0
+    missed_wins: int = 0
+
+    @property
+    def blunder_rate(self) -> float:
+        """``blunders / moves`` (0 without moves)."""
+        return self.blunders / self.moves if self.moves else 0.0
+
+    @property
+    def missed_win_rate(self) -> float:
+        """``missed_wins / moves`` (0 without moves)."""
+        return self.missed_wins / self.moves if self.moves else 0.0
+
+    def add(self, other: MoveQuality) -> MoveQuality:
+        """The counts of both."""
+        return MoveQuality(self.moves + other.moves, self.blunders + other.blunders,
+                           self.missed_wins + other.missed_wins)
+
+    def __str__(self) -> str:
+        return (f"{self.moves} moves, blunder rate {self.blunder_rate:.2%} ({self.blunders}), "
+                f"missed-win rate {self.missed_win_rate:.2%} ({self.missed_wins})")
+
+
+def move_quality(game: Game, records: Iterable[GameRecord], player: str) -> MoveQuality:
+    """Blunders and missed wins of the moves of ``player`` (a name in ``record.players``).
+
+    Raises:
+        ValueError: the game has chance nodes.
+    """
+    _check_deterministic(game)
+    quality = MoveQuality()
+    for record in records:
+        state = game.from_notation(record.start)
+        for actor, action in record.moves:
+            if actor >= 0 and record.players[actor] == player:
+                quality.moves += 1
+                quality.blunders += is_blunder(game, state, action)
+                quality.missed_wins += is_missed_win(game, state, action)
+            state = game.apply(state, action)
+    return quality
+
+
+def _check_deterministic(game: Game) -> None:
+    if not game.info.deterministic:
+        raise ValueError(f"{game.info.name} has dice: blunders and missed wins are defined "
+                         "for deterministic games only")
