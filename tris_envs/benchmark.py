@@ -139,9 +139,9 @@ def run(steps: int = 20_000, rounds: int = 3, names: list[str] | None = None,
     for row in rows:
         verdict = "" if row.target is None else (
             f"≥ {row.target:g}× {'met' if row.ratio(base) >= row.target else 'NOT met'}")
-        core = "" if row.core_steps is None else f"{row.core_steps:,.0f}"
+        core_text = "" if row.core_steps is None else f"{row.core_steps:,.0f}"
         lines.append(f"| {row.name} | {row.env_steps:,.0f} | {row.ratio(base):.2f}× | "
-                     f"{verdict} | {core} |")
+                     f"{verdict} | {core_text} |")
     lines += ["", "| exact solve | positions | value | seconds |", "|---|---:|---:|---:|"]
     for label, game in solver_cases():
         start = time.perf_counter()
@@ -202,11 +202,12 @@ def mcts_report(names: list[str], simulations: int, rounds: int) -> list[str]:
                          for seed in range(rounds))
         lines.append(f"| {name} (tris_envs MCTSAgent) | {ours[name]:,.0f} |")
     spiel = [openspiel_simulations_per_second(simulations, seed) for seed in range(rounds)]
-    if None in spiel:
+    measured = [s for s in spiel if s is not None]
+    if not measured:
         lines.append("| tic_tac_toe (OpenSpiel MCTSBot) | not installed: "
                      "pip install 'tris_envs[bench]' |")
     else:
-        best = max(spiel)
+        best = max(measured)
         lines.append(f"| tic_tac_toe (OpenSpiel MCTSBot) | {best:,.0f} |")
         if "tris1_v0" in ours:
             lines.append(f"| ratio tris1 / OpenSpiel tic_tac_toe (target ≥ 1×) | "

@@ -19,7 +19,7 @@ class RandomAgent:
 
     def act(self, game: Game, state: Any) -> int:
         legal = game.legal_actions(state)
-        return int(legal[self.rng.integers(len(legal))])
+        return int(legal[int(self.rng.integers(len(legal)))])
 
 
 class GreedyAgent:

@@ -34,11 +34,12 @@ def check_bool(name: str, value: Any) -> bool:
 
 def check_int(name: str, value: Any, minimum: int = 1, maximum: int | None = None) -> int:
     """Return ``value`` as an ``int`` if it is integral and in range, else ``ValueError``."""
-    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral)
-            or value < minimum or (maximum is not None and value > maximum)):
+    number = (None if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral)
+              else int(value))
+    if number is None or number < minimum or (maximum is not None and number > maximum):
         bound = f"from {minimum} to {maximum}" if maximum is not None else f">= {minimum}"
         raise ValueError(f"option {name}={brief(value)} must be an integer {bound}")
-    return int(value)
+    return number
 
 
 def _hashable(value: Any) -> bool:

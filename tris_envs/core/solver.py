@@ -130,8 +130,8 @@ def solve(game: Game[S], root: S, max_states: int = 10_000_000) -> Solution[S]:
 
     n = len(states)
     parents: list[list[int]] = [[] for _ in range(n)]
-    for p, rows in enumerate(children):
-        for c in rows:
+    for p, child_rows in enumerate(children):
+        for c in child_rows:
             parents[c].append(p)
 
     values = np.zeros(n, dtype=np.int8)

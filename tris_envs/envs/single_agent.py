@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -120,7 +120,7 @@ class SingleAgentEnv(gymnasium.Env):
         TypeError: ``opponent`` is not one of its three forms.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": list(RENDER_MODES), "render_fps": 2}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}
 
     def __init__(self, game_env: str | Game | Any, opponent: Opponent = "random",
                  seat: int | str = "random", render_mode: str | None = None,
@@ -159,7 +159,7 @@ class SingleAgentEnv(gymnasium.Env):
         if isinstance(opponent, str):
             self._opponent_agent = make_agent(opponent, rng=self.np_random)
             self._opponent_spec = opponent
-        elif callable(getattr(opponent, "act", None)):
+        elif isinstance(opponent, Agent):
             self._opponent_agent = opponent
         elif callable(opponent):
             self._opponent_policy = opponent
@@ -171,14 +171,15 @@ class SingleAgentEnv(gymnasium.Env):
         """The opponent's action in ``state`` (``player`` to move), checked for legality."""
         game = self.game
         if self._opponent_agent is not None:
-            action = self._opponent_agent.act(game, state)
+            played = self._opponent_agent.act(game, state)
         else:
+            assert self._opponent_policy is not None  # set_opponent sets one of the two
             mask = game.legal_mask(state).astype(bool)
-            action = self._opponent_policy(game.observation(state, player), mask)
-        action = as_action(action)
+            played = self._opponent_policy(game.observation(state, player), mask)
+        action = as_action(played)
         if action is None or not (0 <= action < self._n_actions
                                   and game.legal_mask(state)[action]):
-            error = game.illegal_action_error(state, action)
+            error = game.illegal_action_error(state, played)
             raise IllegalActionError(f"the opponent played an illegal action: {error}")
         return action
 
