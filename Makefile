@@ -9,7 +9,8 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
-	$(BIN)/pip install torch==2.13.0
+	# CPU-only PyTorch: see tools/torch_index.py (TORCH_INDEX=auto|cpu|default|<url>)
+	TORCH_ARGS="$$($(PYTHON) tools/torch_index.py)" && $(BIN)/pip install $$TORCH_ARGS torch==2.13.0
 	$(BIN)/pip install -e ".[train,render,dev]"
 	touch $(STAMP)
 
@@ -31,7 +32,7 @@ bench: $(STAMP)
 	$(BIN)/tris-envs bench
 
 lint: $(STAMP)
-	$(BIN)/ruff check tris_envs tests benchmarks training examples
+	$(BIN)/ruff check tris_envs tests benchmarks training examples tools
 
 clean:
 	rm -rf $(VENV) build *.egg-info
