@@ -14,7 +14,7 @@ For each variant (the defaults, ``max_side=4``, ``setup="placement"``):
 
 Prints a Markdown table; every figure names its sample size::
 
-    python benchmarks/tris2_facts.py --games 40 --setups 2000 --seed 0
+    python benchmarks/tris2_facts.py --games 40 --setups 20000 --seed 0
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=40,
                         help="games per variant, split between the pairs")
-    parser.add_argument("--setups", type=int, default=2000, help="random setups sampled")
+    parser.add_argument("--setups", type=int, default=20_000, help="random setups sampled")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     start = time.perf_counter()
