@@ -1,0 +1,83 @@
+"""The AlphaZero network: its policy head addresses each game's action encoding; the NumPy
+and PyTorch networks agree; files round-trip and bad ones are refused."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from tris_envs.alphazero.network import NetConfig, Network, load, masked_softmax, save
+from tris_envs.alphazero.torch_net import TorchNetwork
+from tris_envs.games import GAMES
+
+SPECS = [pytest.param(spec, id=spec.name) for spec in GAMES.values()]
+
+
+def start(spec):
+    game = spec.make()
+    rng = np.random.default_rng(0)
+    state = game.initial_state(rng)
+    while game.current_player(state) < 0:
+        state = game.apply(state, game.chance_outcomes(state)[0][0])
+    return game, state
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_each_actions_logit_sits_on_its_cell(spec):
+    """Without residual blocks a cell's logits see only the 3x3 cells around it: changing
+    one input cell moves exactly the logits of the actions slotted next to it."""
+    game, state = start(spec)
+    network = Network(game, NetConfig(spec.name, {}, width=8, blocks=0),
+                      rng=np.random.default_rng(1))
+    observation = game.observation(state, game.current_player(state))
+    height, width, _ = observation.shape
+    base, _ = network(observation[None])
+    for r, c in [(0, 0), (height // 2, width // 2), (height - 1, width - 1)]:
+        changed = observation.copy()
+        changed[r, c] = 1 - changed[r, c]
+        logits, _ = network(changed[None])
+        moved = ~np.isclose(logits[0], base[0], rtol=0, atol=1e-6)
+        for action in range(game.info.num_actions):
+            slot = spec.policy.slot(action)
+            if len(slot) == 3:
+                near = max(abs(slot[0] - r), abs(slot[1] - c)) <= 1
+                assert moved[action] == near, (action, slot, (r, c))
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_numpy_and_torch_networks_agree(spec):
+    game, state = start(spec)
+    config = NetConfig(spec.name, {}, width=8, blocks=2)
+    network = Network(game, config, rng=np.random.default_rng(2))
+    twin = TorchNetwork(game, config, initial=network)
+    observations = np.stack([game.observation(state, p) for p in (0, 1)])
+    logits, values = network(observations)
+    with torch.no_grad():
+        t_logits, t_values = twin(torch.from_numpy(observations))
+    assert np.allclose(logits, t_logits.numpy(), atol=1e-5)
+    assert np.allclose(values, t_values.numpy(), atol=1e-5)
+    assert twin.to_numpy().weights.keys() == network.weights.keys()
+
+
+def test_masked_softmax_gives_zero_to_illegal_actions():
+    probabilities = masked_softmax(np.array([[1.0, 5.0, 2.0]]), np.array([[True, False, True]]))
+    assert probabilities[0, 1] == 0 and np.isclose(probabilities.sum(), 1)
+    assert probabilities[0, 2] > probabilities[0, 0]
+
+
+def test_files_round_trip_and_bad_files_are_refused(tmp_path):
+    game, state = start(GAMES["tant_fant"])
+    network = Network(game, NetConfig("tant_fant", {"stalemate": "draw"}, 8, 1),
+                      rng=np.random.default_rng(3))
+    path = save(network, tmp_path / "net.npz")
+    again = load(path, game)
+    assert again.config == network.config
+    assert np.array_equal(again.evaluate([state])[0], network.evaluate([state])[0])
+    with pytest.raises(ValueError, match="cannot play 'tris1'"):
+        load(path, GAMES["tris1"].make())
+    (tmp_path / "bad.npz").write_bytes(path.read_bytes()[:100])
+    with pytest.raises(ValueError, match="bad.npz.*cannot be read"):
+        load(tmp_path / "bad.npz", game)
+    with pytest.raises(FileNotFoundError, match="missing.npz"):
+        load(tmp_path / "missing.npz", game)

@@ -1,0 +1,199 @@
+"""A small residual convolutional policy/value network, evaluated with NumPy.
+
+Architecture (``width`` channels, ``blocks`` residual blocks, all convolutions 3x3 with
+"same" padding over the observation's ``(H, W, C)`` planes)::
+
+    stem      conv(C -> width), ReLU
+    block     x + conv(ReLU(conv(x))), ReLU              (``blocks`` times)
+    policy    1x1 conv(width -> cell_channels) on every cell, and
+              linear(mean over cells -> global_logits); gathered into the game's actions
+    value     linear(mean over cells -> width), ReLU, linear(-> 1), tanh
+
+The policy head is fully convolutional: the logit of an action sits on the board cell the
+action is about, as each game's :class:`~tris_envs.games.PolicyLayout` says (Tris 2: one
+map per roll direction and placement orientation; Tant Fant: from-point x to-point; Tritoc:
+the hole map plus pass; Doppia scelta: the three turns plus the 75 colorings).
+
+Weights are a flat ``dict`` of arrays (convolution kernels ``(3, 3, in, out)``), saved with
+:func:`save` as one ``.npz`` that also records the game, its options and the sizes.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tris_envs.core.game import Game
+from tris_envs.games import game_spec
+
+FORMAT = 1
+"""Version of the ``.npz`` layout."""
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    """The sizes of a network for one game.
+
+    Attributes:
+        game: Registry name of the game.
+        options: The game options it was trained with (informational; the agent checks
+            only the encodings).
+        width: Channels of the trunk.
+        blocks: Residual blocks.
+    """
+
+    game: str
+    options: dict[str, Any]
+    width: int = 32
+    blocks: int = 3
+
+    def shapes(self, game: Game) -> dict[str, tuple[int, ...]]:
+        """Name -> shape of every parameter."""
+        height, width, planes = game.info.observation_shape
+        layout = game_spec(self.game).policy
+        f = self.width
+        shapes = {"stem.w": (3, 3, planes, f), "stem.b": (f,)}
+        for i in range(self.blocks):
+            shapes |= {f"block{i}.w1": (3, 3, f, f), f"block{i}.b1": (f,),
+                       f"block{i}.w2": (3, 3, f, f), f"block{i}.b2": (f,)}
+        shapes |= {"policy.w": (f, layout.cell_channels), "policy.b": (layout.cell_channels,),
+                   "global.w": (f, layout.global_logits), "global.b": (layout.global_logits,),
+                   "value.w1": (f, f), "value.b1": (f,), "value.w2": (f, 1), "value.b2": (1,)}
+        return shapes
+
+
+class Network:
+    """A policy/value network with NumPy weights for ``game``.
+
+    Args:
+        game: The rules core (its encodings fix the input and output sizes).
+        config: The sizes.
+        weights: Name -> array, shapes as :meth:`NetConfig.shapes`; ``None`` for a
+            random initialisation from ``rng``.
+        rng: Generator of the random initialisation.
+
+    Raises:
+        ValueError: weights of the wrong names or shapes, or a config for another game.
+    """
+
+    def __init__(self, game: Game, config: NetConfig,
+                 weights: dict[str, np.ndarray] | None = None,
+                 rng: np.random.Generator | None = None) -> None:
+        if config.game != game.info.name:
+            raise ValueError(f"a network for {config.game!r} cannot play {game.info.name!r}")
+        self.game = game
+        self.config = config
+        shapes = config.shapes(game)
+        if weights is None:
+            weights = initial_weights(shapes, rng or np.random.default_rng())
+        wrong = {k: v.shape for k, v in weights.items() if shapes.get(k) != v.shape}
+        missing = set(shapes) - set(weights)
+        if wrong or missing:
+            raise ValueError(f"network weights do not fit {config}: wrong shapes {wrong}, "
+                             f"missing {sorted(missing)}")
+        self.weights = {k: np.asarray(v, dtype=np.float32) for k, v in weights.items()}
+        height, width, _ = game.info.observation_shape
+        self.index = np.array(game_spec(config.game).policy.index(game.info.num_actions,
+                                                                  height, width))
+
+    def __call__(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Policy logits ``(N, num_actions)`` and values ``(N,)`` in [-1, 1] for a batch of
+        ``(N, H, W, C)`` observations (each from its player to move's view)."""
+        w = self.weights
+        x = _relu(_conv3x3(observations.astype(np.float32), w["stem.w"], w["stem.b"]))
+        for i in range(self.config.blocks):
+            y = _relu(_conv3x3(x, w[f"block{i}.w1"], w[f"block{i}.b1"]))
+            x = _relu(x + _conv3x3(y, w[f"block{i}.w2"], w[f"block{i}.b2"]))
+        n = x.shape[0]
+        pooled = x.mean(axis=(1, 2))
+        cells = (x @ w["policy.w"] + w["policy.b"]).reshape(n, -1)
+        flat = np.concatenate([cells, pooled @ w["global.w"] + w["global.b"]], axis=1)
+        hidden = _relu(pooled @ w["value.w1"] + w["value.b1"])
+        value = np.tanh(hidden @ w["value.w2"] + w["value.b2"])[:, 0]
+        return flat[:, self.index], value
+
+    def evaluate(self, states: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+        """Masked move probabilities ``(N, num_actions)`` and values ``(N,)`` of states
+        where a player is to move, each from that player's view."""
+        game = self.game
+        observations = np.stack([game.observation(s, game.current_player(s)) for s in states])
+        masks = np.stack([game.legal_mask(s) for s in states]).astype(bool)
+        logits, values = self(observations)
+        return masked_softmax(logits, masks), values
+
+
+def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Softmax over the ``True`` entries of each row of ``masks``; zeros elsewhere."""
+    shifted = np.where(masks, logits, -np.inf)
+    shifted = shifted - shifted.max(axis=1, keepdims=True)
+    exp = np.where(masks, np.exp(shifted), 0.0)
+    return exp / exp.sum(axis=1, keepdims=True)
+
+
+def initial_weights(shapes: dict[str, tuple[int, ...]],
+                    rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """He-initialised kernels and zero biases; the residual branches' last layers start
+    small so that a fresh trunk is close to its stem."""
+    weights = {}
+    for name, shape in shapes.items():
+        if name.split(".")[-1].startswith("b"):
+            weights[name] = np.zeros(shape, dtype=np.float32)
+            continue
+        fan_in = int(np.prod(shape[:-1]))
+        scale = np.sqrt(2.0 / fan_in) * (0.1 if name.endswith("w2") else 1.0)
+        weights[name] = (rng.standard_normal(shape) * scale).astype(np.float32)
+    return weights
+
+
+def save(network: Network, path: str | Path) -> Path:
+    """Write ``network`` to ``path`` (``.npz``: its config as JSON and its weights)."""
+    path = Path(path)
+    header = {"format": FORMAT, "game": network.config.game,
+              "options": network.config.options, "width": network.config.width,
+              "blocks": network.config.blocks}
+    with path.open("wb") as file:
+        np.savez_compressed(file, __config__=np.array(json.dumps(header, default=repr)),
+                            **network.weights)
+    return path
+
+
+def load(path: str | Path, game: Game) -> Network:
+    """The network saved at ``path``, to play ``game``.
+
+    Raises:
+        FileNotFoundError: no file at ``path``.
+        ValueError: not a network file of this format, or one for another game.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"network {str(path)!r} not found (an .npz written by "
+                                "tris_envs.alphazero.network.save or training/alphazero.py)")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            header = json.loads(str(data["__config__"]))
+            weights = {k: data[k] for k in data.files if k != "__config__"}
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+        raise ValueError(f"network {str(path)!r} cannot be read: {error}") from None
+    if header.get("format") != FORMAT:
+        raise ValueError(f"network {str(path)!r} has format {header.get('format')!r}; this "
+                         f"version reads format {FORMAT}")
+    config = NetConfig(header["game"], header["options"], header["width"], header["blocks"])
+    return Network(game, config, weights)
+
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0.0)
+
+
+def _conv3x3(x: np.ndarray, kernel: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """"Same" 3x3 convolution of ``(N, H, W, Cin)`` with a ``(3, 3, Cin, Cout)`` kernel."""
+    n, h, w, _ = x.shape
+    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(1, 2))
+    # windows: (N, H, W, Cin, 3, 3)
+    return np.einsum("nhwcij,ijco->nhwo", windows, kernel, optimize=True) + bias
