@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 import numpy as np
 
 from tris_envs.core.errors import IllegalActionError, brief
+from tris_envs.core.legal import LegalSets
 
 if TYPE_CHECKING:
     from tris_envs.core.drawing import Canvas
@@ -93,7 +94,7 @@ class Game(ABC, Generic[S]):
 
     def __init__(self, info: GameInfo) -> None:
         self.info = info
-        self._masks: dict[tuple[int, ...], np.ndarray] = {}
+        self.legal_sets = LegalSets(info.num_actions, self.MASK_CACHE_SIZE)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -146,18 +147,10 @@ class Game(ABC, Generic[S]):
     def legal_mask(self, state: S) -> np.ndarray:
         """Read-only ``int8`` vector of length ``num_actions``, 1 for each legal action.
 
-        Masks are memoized by their set of legal actions and shared between calls.
+        Masks are shared between the states with the same legal set
+        (:class:`~tris_envs.core.legal.LegalSets`).
         """
-        actions = tuple(self.legal_actions(state))
-        mask = self._masks.get(actions)
-        if mask is None:
-            if len(self._masks) >= self.MASK_CACHE_SIZE:
-                self._masks.clear()
-            mask = np.zeros(self.info.num_actions, dtype=np.int8)
-            mask[list(actions)] = 1
-            mask.flags.writeable = False
-            self._masks[actions] = mask
-        return mask
+        return self.legal_sets.mask(self.legal_actions(state))
 
     @abstractmethod
     def apply(self, state: S, action: int) -> S:
