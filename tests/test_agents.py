@@ -382,7 +382,7 @@ def test_make_agent_builds_every_spec():
     assert make_agent("mcts:250").simulations == 250
     timed = make_agent("mcts:0.5s")
     assert timed.time_budget == 0.5 and timed.simulations is None
-    assert len(AGENT_SPECS) == 11  # and "ppo", "ppo:<path>": tests/test_shipped_policies.py
+    assert len(AGENT_SPECS) == 13  # and "ppo", "ppo:<path>": tests/test_shipped_policies.py
 
 
 @pytest.mark.parametrize("spec", ["", "Random", "mcts:", "mcts:0", "mcts:-5", "mcts:1.5",

@@ -8,8 +8,8 @@ from tris_envs.agents.protocol import Agent
 from tris_envs.core.errors import brief
 
 AGENT_SPECS = ("random", "greedy", "mcts", "mcts:<simulations>", "mcts:<seconds>s",
-               "alphabeta", "alphabeta:<plies>", "alphabeta:<seconds>s", "solver", "ppo",
-               "ppo:<path>")
+               "mcts:<simulations>:decisive", "mcts:<seconds>s:decisive", "alphabeta",
+               "alphabeta:<plies>", "alphabeta:<seconds>s", "solver", "ppo", "ppo:<path>")
 """The forms :func:`make_agent` accepts."""
 
 
@@ -18,7 +18,8 @@ def make_agent(spec: str, rng: np.random.Generator | None = None) -> Agent:
 
     Specs: ``"random"``, ``"greedy"``, ``"mcts"`` (1000 simulations per move),
     ``"mcts:<simulations>"`` (e.g. ``"mcts:300"``), ``"mcts:<seconds>s"`` (a time budget
-    per move, e.g. ``"mcts:0.5s"``), ``"alphabeta"`` (a 4-ply alpha-beta search),
+    per move, e.g. ``"mcts:0.5s"``), either with ``":decisive"`` appended (MCTS with the
+    decisive-move check, e.g. ``"mcts:100:decisive"``), ``"alphabeta"`` (a 4-ply alpha-beta search),
     ``"alphabeta:<plies>"``, ``"alphabeta:<seconds>s"`` (iterative deepening within a time
     budget), ``"solver"`` (perfect play where an exact solver
     exists), ``"ppo"`` (the trained policy shipped for the game it plays),
@@ -46,12 +47,14 @@ def make_agent(spec: str, rng: np.random.Generator | None = None) -> Agent:
 
             return PPOAgent(spec[len("ppo:"):] or None, rng=rng)
         name, _, limit = spec.partition(":")
+        decisive = name == "mcts" and limit.endswith(":decisive")
+        limit = limit.removesuffix(":decisive") if decisive else limit
         count = _count(limit)
         seconds = _seconds(limit)
         if name == "mcts" and count is not None:
-            return MCTSAgent(simulations=count, rng=rng)
+            return MCTSAgent(simulations=count, rng=rng, decisive=decisive)
         if name == "mcts" and seconds is not None:
-            return MCTSAgent(simulations=None, time_budget=seconds, rng=rng)
+            return MCTSAgent(simulations=None, time_budget=seconds, rng=rng, decisive=decisive)
         if name == "alphabeta" and count is not None and count <= MAX_PLIES:
             return AlphaBetaAgent(plies=count, rng=rng)
         if name == "alphabeta" and seconds is not None:

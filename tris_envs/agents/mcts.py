@@ -28,6 +28,20 @@ proven loss), so a proven win is played at once.
 Each move searches a fresh tree (no transpositions, no reuse between moves). Random
 numbers come from the injected generator in batches of uniforms, which keeps the rollout
 loop free of per-call generator overhead.
+
+**Decisive moves** (``decisive=True``, spec ``mcts:<simulations>:decisive``): a new node
+whose player to move can win at once is proven at creation, lost for the player who moved
+into it (won when that player moves again), without a rollout (the "decisive moves" check
+of Teytaud & Teytaud 2010). Under a losing move every non-winning reply looks good for the
+mover in random rollouts; the check removes those blunders.
+
+**A learned evaluator** (``evaluator=...``, the ``az`` agents): the same search, with a new
+player node valued by the evaluator instead of a rollout, and the evaluator's priors over
+the node's actions steering the selection by PUCT: ``Q + c * P * sqrt(N) / (1 + n)``
+(unvisited actions count ``Q = 0``). Chance nodes keep their exact outcome probabilities;
+the search passes through a new chance node to a player node before evaluating.
+:meth:`MCTSAgent.select_leaf` and :meth:`MCTSAgent.backup` split a simulation in two so that
+the leaves of many searches can be evaluated in one batch (self-play).
 """
 
 from __future__ import annotations
@@ -35,8 +49,9 @@ from __future__ import annotations
 import math
 import time
 from bisect import bisect_right
+from collections.abc import Sequence
 from itertools import accumulate
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -49,6 +64,18 @@ _PROVEN_RETURNS = (
     {1: (-1.0, 1.0), 0: (0.0, 0.0), -1: (1.0, -1.0)},
 )
 _DRAW = (0.0, 0.0)
+
+Evaluation = tuple[tuple[float, float], Sequence[float]]
+"""The returns a state is expected to give each player, and the prior probability of each
+of its legal actions (in ``game.legal_actions`` order)."""
+
+
+class Evaluator(Protocol):
+    """Values and priors for states where a player is to move (a network, say)."""
+
+    def evaluate(self, game: Game, states: Sequence[Any]) -> list[Evaluation]:
+        """One :data:`Evaluation` per state."""
+        ...
 
 
 class MCTSNode:
@@ -70,10 +97,11 @@ class MCTSNode:
         total: Sum of the owner's returns over those simulations.
         proven: ``None`` while unknown, else the proven result for the owner (+1, 0, -1).
         depth: Plies of the proof below a proven node (0 at a terminal state).
+        priors: Player node valued by an evaluator: its actions' prior probabilities.
     """
 
     __slots__ = ("state", "action", "owner", "player", "children", "untried", "outcomes",
-                 "cumulative", "visits", "total", "proven", "depth")
+                 "cumulative", "visits", "total", "proven", "depth", "priors")
 
     def __init__(self, game: Game, state: Any, action: int | None, owner: int) -> None:
         self.state = state
@@ -84,6 +112,7 @@ class MCTSNode:
         self.total = 0.0
         self.proven: int | None = None
         self.depth = 0
+        self.priors: dict[int, float] | None = None
         self.children: list[Any] = []
         self.untried: list[int] = []
         self.outcomes: list[int] = []
@@ -118,13 +147,19 @@ class MCTSAgent:
         time_budget: Seconds per move (``None``: no limit; at least one simulation runs).
             With both limits, the first reached stops the search. A time budget makes play
             depend on machine speed.
-        exploration: The UCT constant ``c`` (returns lie in [-1, 1]).
+        exploration: The UCT constant ``c`` (returns lie in [-1, 1]); with an evaluator,
+            the PUCT constant.
         rng: Generator for expansion order, rollouts and chance outcomes; with a fixed
             seed and a simulation limit the agent plays reproducibly.
+        decisive: Prove new nodes whose player to move can win at once (see above).
+        evaluator: Values and priors for new player nodes instead of random rollouts.
+        root_noise: ``(alpha, fraction)``: mix Dirichlet(``alpha``) noise into the root's
+            priors with weight ``fraction`` (self-play exploration; evaluator only).
 
     Attributes:
-        name: ``"mcts:<simulations>"``, or ``"mcts:<seconds>s"`` with a time budget: the
-            spec :func:`~tris_envs.agents.make_agent` builds this agent from.
+        name: ``"mcts:<simulations>"``, or ``"mcts:<seconds>s"`` with a time budget (and
+            ``":decisive"`` with the check): the spec
+            :func:`~tris_envs.agents.make_agent` builds this agent from.
         last_simulations: Simulations run by the latest search.
 
     Raises:
@@ -132,7 +167,9 @@ class MCTSAgent:
     """
 
     def __init__(self, simulations: int | None = 1000, time_budget: float | None = None,
-                 exploration: float = 1.4, rng: np.random.Generator | None = None) -> None:
+                 exploration: float = 1.4, rng: np.random.Generator | None = None,
+                 decisive: bool = False, evaluator: Evaluator | None = None,
+                 root_noise: tuple[float, float] | None = None) -> None:
         if simulations is None and time_budget is None:
             raise ValueError("MCTSAgent needs a limit: simulations, time_budget or both")
         if simulations is not None and (isinstance(simulations, bool)
@@ -150,7 +187,10 @@ class MCTSAgent:
         self.exploration = float(exploration)
         self.rng = rng if rng is not None else np.random.default_rng()
         self.name = (f"mcts:{self.simulations}" if time_budget is None
-                     else f"mcts:{self.time_budget:g}s")
+                     else f"mcts:{self.time_budget:g}s") + (":decisive" if decisive else "")
+        self.decisive = bool(decisive)
+        self.evaluator = evaluator
+        self.root_noise = root_noise
         self.last_simulations = 0
         self._game: Game | None = None
         self._rollout_plies = 0
@@ -180,10 +220,7 @@ class MCTSAgent:
             what = "is over" if player == TERMINAL else "is at a chance node"
             raise ValueError(f"MCTS: no player to move, the game {what}: "
                              f"{game.to_notation(state)!r}")
-        self._game = game
-        self._rollout_plies = game.info.max_moves
-        root = MCTSNode(game, state, None, player)
-        simulate = self._simulate
+        root = self.new_root(game, state)
         limit = self.simulations
         deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
         count = 0
@@ -192,11 +229,42 @@ class MCTSAgent:
                 break
             if deadline is not None and count and time.perf_counter() >= deadline:
                 break
-            simulate(root)
+            path, returns = self.select_leaf(root)
+            if returns is None:
+                returns = self.expand(path[-1], self.evaluator.evaluate(game, [path[-1].state])[0])
+            self.backup(path, returns)
             count += 1
         self.last_simulations = count
-        self._game = None
         return root
+
+    def new_root(self, game: Game, state: Any) -> MCTSNode:
+        """The root of a search from ``state``; with an evaluator, its priors set (noise
+        mixed in as ``root_noise`` says)."""
+        self._game = game
+        self._rollout_plies = game.info.max_moves
+        root = MCTSNode(game, state, None, game.current_player(state))
+        if self.evaluator is not None:
+            returns = self.expand(root, self.evaluator.evaluate(game, [state])[0])
+            self.backup([root], returns)
+            if self.root_noise is not None and root.priors:
+                alpha, fraction = self.root_noise
+                noise = self.rng.dirichlet([alpha] * len(root.priors))
+                root.priors = {a: (1 - fraction) * p + fraction * n
+                               for (a, p), n in zip(root.priors.items(), noise)}
+        return root
+
+    @staticmethod
+    def expand(node: MCTSNode, evaluation: Evaluation) -> tuple[float, float]:
+        """Give a leaf its evaluator's priors; return the evaluated returns to back up."""
+        returns, priors = evaluation
+        node.priors = dict(zip(node.untried, priors))
+        node.untried.sort(key=node.priors.__getitem__)   # the likeliest last, popped first
+        return returns
+
+    @staticmethod
+    def visit_counts(root: MCTSNode) -> dict[int, int]:
+        """Visits of each expanded root action (the search's policy)."""
+        return {child.action: child.visits for child in root.children}
 
     @staticmethod
     def best_action(root: MCTSNode) -> int:
@@ -227,10 +295,15 @@ class MCTSAgent:
         self._next += 1
         return u
 
-    def _simulate(self, root: MCTSNode) -> None:
-        game = self._game
+    def select_leaf(self, root: MCTSNode) -> tuple[list[MCTSNode], tuple[float, float] | None]:
+        """Descend from ``root`` to a new node; the path and the returns to back up.
+
+        The returns are ``None`` when the new node waits for the evaluator: pass its
+        evaluation through :meth:`expand`, then :meth:`backup` the path.
+        """
         node = root
         path = [root]
+        evaluated = self.evaluator is not None
         while True:
             if node.proven is not None:
                 ret = _PROVEN_RETURNS[node.owner][node.proven]
@@ -243,27 +316,48 @@ class MCTSAgent:
                 child = children[i]
                 if child is None:
                     outcome = node.outcomes[i]
-                    child = children[i] = MCTSNode(game, game.apply(node.state, outcome),
-                                                   outcome, node.owner)
+                    child = children[i] = self._new_node(node.state, outcome, node.owner)
                     path.append(child)
-                    ret = self._evaluate(child)
+                    if evaluated and child.player == CHANCE:
+                        node = child
+                        continue
+                    ret = self._leaf_returns(child)
                     break
                 node = child
                 path.append(node)
                 continue
             untried = node.untried
+            if node.priors is not None:
+                chosen = self._select_puct(node)
+                if isinstance(chosen, MCTSNode):
+                    node = chosen
+                    path.append(node)
+                    continue
+                untried.remove(chosen)
+                child = self._new_node(node.state, chosen, node.player)
+                children.append(child)
+                path.append(child)
+                if child.player == CHANCE:
+                    node = child
+                    continue
+                ret = self._leaf_returns(child)
+                break
             if untried:
                 j = int(self._uniform() * len(untried))
                 action = untried[j]
                 untried[j] = untried[-1]
                 untried.pop()
-                child = MCTSNode(game, game.apply(node.state, action), action, node.player)
+                child = self._new_node(node.state, action, node.player)
                 children.append(child)
                 path.append(child)
-                ret = self._evaluate(child)
+                ret = self._leaf_returns(child)
                 break
             node = self._select(node)
             path.append(node)
+        return path, ret
+
+    def backup(self, path: list[MCTSNode], ret: tuple[float, float]) -> None:
+        """Add the returns ``ret`` to every node of ``path``; prove what they now prove."""
         for n in path:
             n.visits += 1
             n.total += ret[n.owner]
@@ -271,6 +365,46 @@ class MCTSAgent:
             for n in reversed(path[:-1]):
                 if not self._prove(n):
                     break
+
+    def _new_node(self, state: Any, action: int, owner: int) -> MCTSNode:
+        """The child reached by ``action``; with ``decisive``, proven when the player to
+        move there can win at once."""
+        game = self._game
+        child = MCTSNode(game, game.apply(state, action), action, owner)
+        if self.decisive and child.player >= 0 and _can_win_at_once(game, child.state):
+            child.proven = 1 if child.player == owner else -1
+            child.depth = 1
+        return child
+
+    def _leaf_returns(self, node: MCTSNode) -> tuple[float, float] | None:
+        """Returns of a new node: proven, a rollout, or ``None`` (wait for the evaluator)."""
+        if node.proven is not None:
+            return _PROVEN_RETURNS[node.owner][node.proven]
+        if self.evaluator is not None and node.player >= 0:
+            return None
+        return self._evaluate(node)
+
+    def _select_puct(self, node: MCTSNode) -> MCTSNode | int:
+        """PUCT choice at a node with priors: a child, or an untried action to expand."""
+        priors = node.priors
+        assert priors is not None  # callers check
+        c = self.exploration * math.sqrt(node.visits)
+        best: MCTSNode | int | None = None
+        best_score = -math.inf
+        for child in node.children:
+            if child.proven == -1:
+                continue
+            visits = child.visits
+            score = child.total / visits + c * priors[child.action] / (1 + visits)
+            if score > best_score:
+                best, best_score = child, score
+        if node.untried:
+            action = node.untried[-1]   # sorted by prior: the likeliest untried action
+            if c * priors[action] > best_score or best is None:
+                best = action
+        if best is None:   # every child proven lost: take the least bad
+            best = max(node.children, key=lambda child: child.depth)
+        return best
 
     def _select(self, node: MCTSNode) -> MCTSNode:
         """UCT choice among the children of an expanded player node."""
@@ -352,3 +486,13 @@ class MCTSAgent:
                     u -= outcomes[k][1]
                     k += 1
                 state = apply(state, outcomes[k][0])
+
+
+def _can_win_at_once(game: Game, state: Any) -> bool:
+    """Whether the player to move in ``state`` has an action that wins at once."""
+    player = game.current_player(state)
+    for action in game.legal_actions(state):
+        child = game.apply(state, action)
+        if game.current_player(child) == TERMINAL and game.returns(child)[player] > 0:
+            return True
+    return False
