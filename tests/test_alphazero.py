@@ -81,3 +81,81 @@ def test_files_round_trip_and_bad_files_are_refused(tmp_path):
         load(tmp_path / "bad.npz", game)
     with pytest.raises(FileNotFoundError, match="missing.npz"):
         load(tmp_path / "missing.npz", game)
+
+
+# ----- the az agents ------------------------------------------------------------------------
+def test_az_agents_play_with_and_without_search(tmp_path):
+    from tris_envs.agents import make_agent
+    from tris_envs.alphazero.agent import AZAgent
+    from tris_envs.evaluation import play_match
+
+    game, state = start(GAMES["tris1"])
+    network = Network(game, NetConfig("tris1", {}, 8, 1), rng=np.random.default_rng(4))
+    greedy_policy = AZAgent(network, simulations=0)
+    probabilities, _ = network.evaluate([state])
+    assert greedy_policy.act(game, state) == int(np.argmax(probabilities[0]))
+    path = save(network, tmp_path / "tris1.npz")
+    for spec in (f"az:{path}", f"az:{path}:0", f"az:{path}:8"):
+        result = play_match(game, make_agent(spec), "random", n_games=2, seed=0)
+        assert result.n_games == 2
+
+
+@pytest.mark.parametrize("spec, error", [
+    ("az:", "unknown agent spec"), ("az:x:y", "unknown agent spec"),
+    ("az:-1", "unknown agent spec"), ("az:net.npz:abc", "unknown agent spec"),
+    ("az:missing.npz", "not found"), ("az:missing.npz:10", "not found"),
+])
+def test_az_specs_refuse_bad_input(spec, error):
+    from tris_envs.agents import make_agent
+
+    with pytest.raises((ValueError, FileNotFoundError), match=error):
+        make_agent(spec)
+
+
+def test_az_without_a_shipped_network_says_so():
+    from tris_envs.agents import make_agent
+
+    game, state = start(GAMES["doppia_scelta"])
+    agent = make_agent("az")
+    assert agent.name == "az" and make_agent("az:0").simulations == 0
+    with pytest.raises(FileNotFoundError, match="no AlphaZero network is shipped"):
+        agent.act(game, state)
+
+
+# ----- the learner ----------------------------------------------------------------------
+@pytest.mark.parametrize("spec", SPECS)
+def test_learner_smoke_run_saves_a_network_that_plays(spec, tmp_path):
+    import subprocess
+    import sys
+
+    from tris_envs.alphazero.network import load
+
+    out = tmp_path / "run"
+    command = [sys.executable, "training/alphazero.py", "--game", spec.name, "--out", str(out),
+               "--iterations", "2", "--games", "3", "--simulations", "3", "--steps", "2",
+               "--eval-every", "2", "--eval-games", "2", "--option", "max_moves=24",
+               "--opponents", "random", "--quiet"]
+    subprocess.run(command, check=True, capture_output=True, text=True)
+    assert {"final.npz", "net_2.npz", "progress.csv", "learning_curve.png"} <= {
+        p.name for p in out.iterdir()}
+    rows = (out / "progress.csv").read_text().splitlines()
+    assert len(rows) == 3 and "vs random" in rows[0]
+    game = spec.make(max_moves=24)
+    network = load(out / "final.npz", game)
+    assert network.config.game == spec.name
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--game", "chess"], "unknown game"),
+    (["--iterations", "0"], "iterations=0: must be at least 1"),
+    (["--option", "colour=red"], "unknown option"),
+    (["--config", "missing.toml"], "missing.toml"),
+])
+def test_learner_refuses_bad_settings(arguments, message, tmp_path):
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "training/alphazero.py", "--out",
+                             str(tmp_path / "run"), *arguments], capture_output=True, text=True)
+    assert result.returncode == 2 and message in result.stderr
+    assert "Traceback" not in result.stderr

@@ -9,7 +9,8 @@ from tris_envs.core.errors import brief
 
 AGENT_SPECS = ("random", "greedy", "mcts", "mcts:<simulations>", "mcts:<seconds>s",
                "mcts:<simulations>:decisive", "mcts:<seconds>s:decisive", "alphabeta",
-               "alphabeta:<plies>", "alphabeta:<seconds>s", "solver", "ppo", "ppo:<path>")
+               "alphabeta:<plies>", "alphabeta:<seconds>s", "solver", "ppo", "ppo:<path>",
+               "az", "az:<simulations>", "az:<path>", "az:<path>:<simulations>")
 """The forms :func:`make_agent` accepts."""
 
 
@@ -42,6 +43,8 @@ def make_agent(spec: str, rng: np.random.Generator | None = None) -> Agent:
     if isinstance(spec, str):
         if spec in simple:
             return simple[spec](rng=rng)
+        if spec == "az" or spec.startswith("az:"):
+            return _az_agent(spec, rng)
         if spec == "ppo" or (spec.startswith("ppo:") and len(spec) > len("ppo:")):
             from tris_envs.agents.ppo import PPOAgent
 
@@ -63,6 +66,30 @@ def make_agent(spec: str, rng: np.random.Generator | None = None) -> Agent:
     raise ValueError(f"unknown agent spec {brief(spec)}; allowed: {allowed} "
                      "(e.g. 'mcts:1000', 'mcts:0.5s', 'alphabeta:4', "
                      "'ppo:runs/tant_fant/final.zip')")
+
+
+def _az_agent(spec: str, rng: np.random.Generator | None) -> Agent:
+    """``az``, ``az:<simulations>``, ``az:<path>``, ``az:<path>:<simulations>``."""
+    from tris_envs.alphazero.agent import DEFAULT_SIMULATIONS, AZAgent
+
+    rest = spec[len("az:"):] if spec != "az" else ""
+    path, _, budget = rest.rpartition(":")
+    if not path and _count(budget) is None and budget != "0":
+        path, budget = budget, ""           # az:<path> without a budget
+    simulations = (0 if budget == "0" else _count(budget) if budget else DEFAULT_SIMULATIONS)
+    if (simulations is None or (spec != "az" and not rest) or (":" in rest and not path)
+            or _is_number(path)):
+        raise ValueError(f"unknown agent spec {brief(spec)}: use az, az:<simulations>, "
+                         "az:<path> or az:<path>:<simulations>")
+    return AZAgent(path or None, simulations, rng=rng)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _count(text: str) -> int | None:

@@ -1,0 +1,286 @@
+"""AlphaZero-style learner: search-guided self-play, one readable loop.
+
+    python training/alphazero.py --game tant_fant --iterations 30 --out runs/az_tant_fant
+    python training/alphazero.py --config training/configs/az_tris2.toml --out runs/az_tris2
+
+Each iteration:
+
+1. **self-play**: ``games`` games side by side (:func:`tris_envs.alphazero.selfplay.
+   self_play`), every simulation round's new leaves evaluated in one network call; with
+   ``--workers N`` the games are split over N processes;
+2. **replay buffer**: the newest ``buffer`` samples (observation, legal mask, visit
+   distribution, final result for the mover);
+3. **training**: ``steps`` minibatches of the loss ``cross-entropy(visits, policy) +
+   (result - value)^2`` with Adam and weight decay, on CUDA when present;
+4. **evaluation** every ``eval_every`` iterations: ``play_match`` of the network with
+   search (``az``) against each opponent, seats alternating, fixed seeds.
+
+Outputs in ``--out``: ``net_<iteration>.npz`` and ``final.npz`` (play them with
+``az:<path>``), ``progress.csv``, TensorBoard logs, ``learning_curve.png``.
+Configs (``training/configs/az_<game>.toml``) hold the same keys as :class:`Config`;
+command-line flags override them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch.nn import functional
+
+from tris_envs.alphazero.agent import AZAgent
+from tris_envs.alphazero.network import NetConfig, Network, save
+from tris_envs.alphazero.selfplay import Sample, SelfPlayConfig, self_play
+from tris_envs.alphazero.torch_net import TorchNetwork
+from tris_envs.cli import parse_options
+from tris_envs.core.game import Game
+from tris_envs.evaluation import play_match
+from tris_envs.games import make_game
+
+
+@dataclasses.dataclass
+class Config:
+    """Every setting of a run (the keys of a config file)."""
+
+    game: str = "tant_fant"
+    options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    seed: int = 0
+    iterations: int = 20
+    games: int = 64                 # self-play games per iteration
+    simulations: int = 32           # per move in self-play
+    sampled_plies: int = 8          # plies with moves sampled from the visit counts
+    buffer: int = 50_000            # samples kept
+    steps: int = 100                # minibatches per iteration
+    batch: int = 256
+    learning_rate: float = 1e-3
+    weight_decay: float = 1e-4
+    width: int = 32                 # network channels
+    blocks: int = 2                 # residual blocks
+    eval_every: int = 5
+    eval_games: int = 40
+    eval_simulations: int = 32
+    opponents: list[str] = dataclasses.field(default_factory=lambda: ["random", "greedy"])
+    workers: int = 1
+
+    def check(self) -> None:
+        """Raise ``ValueError`` naming any setting out of its range."""
+        positive = ["iterations", "games", "simulations", "buffer", "steps", "batch", "width",
+                    "eval_every", "eval_games", "workers"]
+        for key in positive:
+            if getattr(self, key) < 1:
+                raise ValueError(f"{key}={getattr(self, key)!r}: must be at least 1")
+        for key in ("blocks", "sampled_plies", "eval_simulations", "seed"):
+            if getattr(self, key) < 0:
+                raise ValueError(f"{key}={getattr(self, key)!r}: must be at least 0")
+        if not 0 < self.learning_rate < 1 or not 0 <= self.weight_decay < 1:
+            raise ValueError("learning_rate must be in (0, 1) and weight_decay in [0, 1)")
+
+
+def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
+    """Defaults, then the TOML file at ``path``, then ``overrides``; checked."""
+    values: dict[str, Any] = {}
+    if path is not None:
+        import tomllib
+
+        with path.open("rb") as file:
+            values = tomllib.load(file)
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    known = {f.name for f in dataclasses.fields(Config)}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise ValueError(f"unknown setting(s) {unknown}; known: {sorted(known)}")
+    config = Config(**values)
+    config.check()
+    return config
+
+
+def train(config: Config, out: Path, progress: bool = True) -> Path:
+    """Run the whole loop; return the path of the final network."""
+    torch.set_num_threads(1)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(config.seed)
+    torch.manual_seed(config.seed)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    game = make_game(config.game, **config.options)
+    net_config = NetConfig(config.game, config.options, config.width, config.blocks)
+    model = TorchNetwork(game, net_config, rng=rng).to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate,
+                                 weight_decay=config.weight_decay)
+    search = SelfPlayConfig(config.simulations, sampled_plies=config.sampled_plies)
+    buffer: list[Sample] = []
+    writer = _tensorboard(out)
+    rows: list[dict[str, Any]] = []
+    pool = ProcessPoolExecutor(config.workers) if config.workers > 1 else None
+    bar = _progress(config.iterations, progress)
+    start = time.perf_counter()
+    for iteration in range(1, config.iterations + 1):
+        network = model.to("cpu").to_numpy()
+        model.to(device)
+        samples, results = _self_play(game, network, config, search, rng, pool)
+        buffer = (buffer + samples)[-config.buffer:]
+        loss, policy_loss, value_loss = _learn(model, optimizer, buffer, config, rng, device)
+        row = {"iteration": iteration, "seconds": round(time.perf_counter() - start, 1),
+               "samples": len(samples), "buffer": len(buffer),
+               "first_player_score": round(float(np.mean([(r[0] + 1) / 2 for r in results])), 3),
+               "loss": round(loss, 4), "policy_loss": round(policy_loss, 4),
+               "value_loss": round(value_loss, 4)}
+        if iteration % config.eval_every == 0 or iteration == config.iterations:
+            trained = model.to("cpu").to_numpy()
+            model.to(device)
+            save(trained, out / f"net_{iteration}.npz")
+            row |= _evaluate(game, trained, config, seed=iteration)
+        rows.append(row)
+        _log(out, rows, writer, row)
+        bar.update(1)
+        bar.set_postfix(loss=row["loss"], **{k: v for k, v in row.items()
+                                              if k.startswith("vs ")})
+    bar.close()
+    if pool is not None:
+        pool.shutdown()
+    final = save(model.to("cpu").to_numpy(), out / "final.npz")
+    _plot(out, rows)
+    return final
+
+
+def _self_play(game: Game, network: Network, config: Config, search: SelfPlayConfig,
+               rng: np.random.Generator,
+               pool: ProcessPoolExecutor | None) -> tuple[list[Sample], list[Any]]:
+    """The iteration's games, in this process or split over the worker processes."""
+    if pool is None:
+        return self_play(game, network, config.games, search, rng)
+    shares = np.array_split(np.arange(config.games), config.workers)
+    seeds = rng.integers(2**63, size=len(shares))
+    jobs = [pool.submit(self_play, game, network, len(share), search,
+                        np.random.default_rng(seed)) for share, seed in zip(shares, seeds)
+            if len(share)]
+    samples, results = [], []
+    for job in jobs:
+        s, r = job.result()
+        samples += s
+        results += r
+    return samples, results
+
+
+def _learn(model: TorchNetwork, optimizer: torch.optim.Optimizer, buffer: list[Sample],
+           config: Config, rng: np.random.Generator, device: str) -> tuple[float, float, float]:
+    """``config.steps`` minibatches; the mean total, policy and value losses."""
+    observations = torch.from_numpy(np.stack([s.observation for s in buffer])).to(device)
+    masks = torch.from_numpy(np.stack([s.mask for s in buffer])).to(device)
+    policies = torch.from_numpy(np.stack([s.policy for s in buffer])).to(device)
+    values = torch.tensor([s.value for s in buffer], dtype=torch.float32, device=device)
+    totals = np.zeros(3)
+    for _ in range(config.steps):
+        batch = torch.from_numpy(rng.integers(len(buffer), size=config.batch)).to(device)
+        logits, predicted = model(observations[batch])
+        logits = logits.masked_fill(~masks[batch], -1e9)
+        policy_loss = -(policies[batch] * functional.log_softmax(logits, dim=1)).sum(1).mean()
+        value_loss = functional.mse_loss(predicted, values[batch])
+        loss = policy_loss + value_loss
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        totals += (loss.item(), policy_loss.item(), value_loss.item())
+    total, policy, value = totals / config.steps
+    return float(total), float(policy), float(value)
+
+
+def _evaluate(game: Game, network: Network, config: Config, seed: int) -> dict[str, float]:
+    """Score of the network with search against each opponent."""
+    agent = AZAgent(network, config.eval_simulations, rng=np.random.default_rng(seed))
+    return {f"vs {opponent}": round(play_match(game, agent, opponent, config.eval_games,
+                                               seed=seed).score, 3)
+            for opponent in config.opponents}
+
+
+def _log(out: Path, rows: list[dict[str, Any]], writer: Any, row: dict[str, Any]) -> None:
+    fields = list(dict.fromkeys(k for r in rows for k in r))
+    with (out / "progress.csv").open("w", newline="") as file:
+        table = csv.DictWriter(file, fields)
+        table.writeheader()
+        table.writerows(rows)
+    if writer is not None:
+        for key, value in row.items():
+            if key != "iteration":
+                writer.add_scalar(key.replace(" ", "_"), value, row["iteration"])
+        writer.flush()
+
+
+def _tensorboard(out: Path) -> Any:
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        return None
+    return SummaryWriter(str(out / "tensorboard"))
+
+
+def _progress(total: int, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="iterations", disable=not enabled)
+
+
+def _plot(out: Path, rows: list[dict[str, Any]]) -> None:
+    """``learning_curve.png``: losses and evaluation scores per iteration."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    figure, (losses, scores) = pyplot.subplots(1, 2, figsize=(10, 4))
+    iterations = [r["iteration"] for r in rows]
+    for key in ("policy_loss", "value_loss"):
+        losses.plot(iterations, [r[key] for r in rows], label=key)
+    losses.set_xlabel("iteration")
+    losses.legend()
+    for key in sorted({k for r in rows for k in r if k.startswith("vs ")}):
+        points = [(r["iteration"], r[key]) for r in rows if key in r]
+        scores.plot(*zip(*points), marker="o", label=key)
+    scores.set_ylim(0, 1)
+    scores.set_xlabel("iteration")
+    scores.set_ylabel("score")
+    scores.legend()
+    figure.tight_layout()
+    figure.savefig(out / "learning_curve.png", dpi=100)
+    pyplot.close(figure)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line; errors in settings or files end with a message and exit status 2."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", type=Path, help="a TOML file with Config's keys")
+    parser.add_argument("--game")
+    parser.add_argument("--option", action="append", help="game option name=value")
+    parser.add_argument("--out", type=Path, required=True, help="output directory")
+    for name in ("iterations", "games", "simulations", "steps", "eval_every", "eval_games",
+                 "workers", "seed"):
+        parser.add_argument(f"--{name.replace('_', '-')}", type=int, dest=name)
+    parser.add_argument("--opponents", type=lambda text: text.split(","),
+                        help="comma-separated agent specs for the evaluations")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    overrides = {k: getattr(args, k) for k in ("game", "iterations", "games", "simulations",
+                                               "steps", "eval_every", "eval_games",
+                                               "workers", "seed", "opponents")}
+    try:
+        if args.option:
+            overrides["options"] = parse_options(args.option)
+        config = load_config(args.config, overrides)
+        make_game(config.game, **config.options)
+        final = train(config, args.out, progress=not args.quiet)
+    except (ValueError, TypeError, OSError) as error:
+        print(f"alphazero.py: error: {error}", file=sys.stderr)
+        return 2
+    print(f"final network: {final} (play it with az:{final})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""The ``az`` agents: a policy/value network guiding the same MCTS the scripted agents use.
+
+Specs (:func:`~tris_envs.agents.make_agent`):
+
+* ``az``: the network shipped for the game (and its options, see below) with
+  :data:`DEFAULT_SIMULATIONS` simulations per move;
+* ``az:<simulations>``: the shipped network with that search budget; ``az:0`` plays the
+  network's own policy (its most probable legal action) without search;
+* ``az:<path>`` / ``az:<path>:<simulations>``: a network file (``.npz``).
+
+Shipped networks live in ``tris_envs/checkpoints/az_<game>.npz``; a network trained for a
+variant is ``az_<game>__<option>=<value>[__...].npz`` (options that differ from the
+defaults, ``max_moves`` aside, sorted by name) and is preferred when the game has exactly
+those options. Playing needs NumPy only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tris_envs.agents.cache import LRUCache
+from tris_envs.agents.mcts import Evaluation, MCTSAgent
+from tris_envs.alphazero.network import Network, load
+from tris_envs.core.game import Game
+
+DEFAULT_SIMULATIONS = 100
+EXPLORATION = 1.25
+SHIPPED_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
+
+_NETWORKS: LRUCache[tuple[str, str], Network] = LRUCache(8)
+
+
+class NetworkEvaluator:
+    """:class:`~tris_envs.agents.mcts.Evaluator` of a network: each state's value for its
+    player to move, as returns, and its masked policy as priors."""
+
+    def __init__(self, network: Network) -> None:
+        self.network = network
+
+    def evaluate(self, game: Game, states: Sequence[Any]) -> list[Evaluation]:
+        probabilities, values = self.network.evaluate(list(states))
+        out = []
+        for state, policy, value in zip(states, probabilities, values):
+            v = float(value)
+            returns = (v, -v) if game.current_player(state) == 0 else (-v, v)
+            out.append((returns, policy[list(game.legal_actions(state))].tolist()))
+        return out
+
+
+def variant_name(game: Game) -> str:
+    """File stem of the network for ``game``'s options: ``az_<game>[__<opt>=<val>...]``."""
+    defaults = type(game).OPTIONS
+    changed = sorted((k, v) for k, v in game.options().items()
+                     if k != "max_moves" and v != defaults[k])
+    return "__".join([f"az_{game.info.name}"] + [f"{k}={v}" for k, v in changed])
+
+
+def shipped_network(game: Game) -> Path:
+    """The shipped network for ``game``: its variant's if shipped, else the game's default.
+
+    Raises:
+        FileNotFoundError: no network is shipped for this game.
+    """
+    for stem in (variant_name(game), f"az_{game.info.name}"):
+        path = SHIPPED_DIR / f"{stem}.npz"
+        if path.is_file():
+            return path
+    have = ", ".join(sorted(p.stem for p in SHIPPED_DIR.glob("az_*.npz"))) or "none"
+    raise FileNotFoundError(f"no AlphaZero network is shipped for {game.info.name!r} (shipped: "
+                            f"{have}); train one with training/alphazero.py and pass "
+                            "az:<path>")
+
+
+class AZAgent:
+    """A network with MCTS (``simulations > 0``) or alone (``simulations == 0``).
+
+    Args:
+        network: A :class:`Network`, a path of a network file, or ``None`` for the network
+            shipped for the game being played.
+        simulations: Search budget per move; 0 plays the network's most probable move.
+        rng: Generator of the search.
+        exploration: The PUCT constant.
+
+    Raises:
+        ValueError: a negative budget.
+        FileNotFoundError: ``network`` names no file.
+    """
+
+    def __init__(self, network: Network | str | Path | None = None,
+                 simulations: int = DEFAULT_SIMULATIONS,
+                 rng: np.random.Generator | None = None,
+                 exploration: float = EXPLORATION) -> None:
+        if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 0:
+            raise ValueError(f"az simulations {simulations!r} must be an integer >= 0")
+        if isinstance(network, (str, Path)) and not Path(network).is_file():
+            raise FileNotFoundError(f"AlphaZero network {str(network)!r} not found (an .npz "
+                                    "written by training/alphazero.py)")
+        self.network = network
+        self.simulations = simulations
+        self.rng = rng if rng is not None else np.random.default_rng()
+        self.exploration = exploration
+        source = ("" if network is None else
+                  f":{network}" if not isinstance(network, Network) else ":<network>")
+        budget = "" if simulations == DEFAULT_SIMULATIONS and not source else f":{simulations}"
+        self.name = f"az{source}{budget}"
+
+    def network_for(self, game: Game) -> Network:
+        """The network that plays ``game`` (loaded once per process and file)."""
+        if isinstance(self.network, Network):
+            return self.network
+        path = shipped_network(game) if self.network is None else Path(self.network)
+        key = (str(path.resolve()), repr(sorted(game.options().items())))
+        return _NETWORKS.get(key, lambda: load(path, game))
+
+    def act(self, game: Game, state: Any) -> int:
+        """The search's move, or with ``simulations == 0`` the network's likeliest move."""
+        network = self.network_for(game)
+        legal = game.legal_actions(state)
+        if len(legal) == 1:
+            return int(legal[0])
+        if self.simulations == 0:
+            probabilities, _ = network.evaluate([state])
+            return int(np.argmax(probabilities[0]))
+        search = MCTSAgent(self.simulations, rng=self.rng, exploration=self.exploration,
+                           evaluator=NetworkEvaluator(network))
+        return search.act(game, state)
