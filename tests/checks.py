@@ -178,3 +178,24 @@ def follow_path(game: Game, path: list[int], seed: int = 0) -> list[Any]:
         state = game.apply(state, options[choice % len(options)])
         states.append(state)
     return states
+
+
+def assert_never_blunders(game: Game, agent: Any, seed: int, games: int, plies: int) -> int:
+    """``agent`` makes no blunder in the positions of ``games`` greedy games of up to
+    ``plies`` plies (long games through varied positions); returns the moves judged."""
+    from tris_envs.agents import GreedyAgent
+    from tris_envs.evaluation.metrics import is_blunder
+
+    rng = np.random.default_rng(seed)
+    continuation = GreedyAgent(rng)
+    judged = 0
+    for _ in range(games):
+        state = game.initial_state(rng)
+        for _ in range(plies):
+            if game.current_player(state) == TERMINAL:
+                break
+            action = agent.act(game, state)
+            assert not is_blunder(game, state, action), (game.to_notation(state), action)
+            judged += 1
+            state = game.apply(state, continuation.act(game, state))
+    return judged

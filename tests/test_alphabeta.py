@@ -9,8 +9,9 @@ from tris_envs.agents import make_agent
 from tris_envs.agents.alphabeta import WIN, AlphaBetaAgent
 from tris_envs.core import solve
 from tris_envs.core.game import CHANCE, TERMINAL, resolve_chance
-from tris_envs.evaluation.metrics import is_blunder
 from tris_envs.games import make_game
+
+from checks import assert_never_blunders
 
 
 def solved(name, **options):
@@ -61,18 +62,7 @@ def test_agrees_with_the_solver_within_its_horizon(name):
 def test_never_blunders_in_tris2_at_two_plies(options):
     game = make_game("tris2", **options)
     agent = make_agent("alphabeta:2", np.random.default_rng(3))
-    rng = np.random.default_rng(4)
-    continuation = make_agent("greedy", rng)   # long games through varied positions
-    judged = 0
-    for _ in range(3):
-        state = game.initial_state(rng)
-        for _ in range(40):
-            if game.current_player(state) == TERMINAL:
-                break
-            assert not is_blunder(game, state, agent.act(game, state))
-            judged += 1
-            state = game.apply(state, continuation.act(game, state))
-    assert judged > 60
+    assert assert_never_blunders(game, agent, seed=4, games=3, plies=40) > 60
 
 
 def test_expectimax_plays_dice_games_within_a_time_budget():

@@ -9,26 +9,16 @@ from tris_envs.agents import make_agent
 from tris_envs.agents.mcts import MCTSAgent
 from tris_envs.core import solve
 from tris_envs.core.game import CHANCE, TERMINAL, resolve_chance
-from tris_envs.evaluation.metrics import is_blunder
 from tris_envs.games import make_game
+
+from checks import assert_never_blunders
 
 
 @pytest.mark.parametrize("options", [{}, {"max_side": 4}], ids=str)
 def test_decisive_mcts_never_blunders_in_tris2(options):
     game = make_game("tris2", **options)
     agent = make_agent("mcts:100:decisive", np.random.default_rng(0))
-    rng = np.random.default_rng(1)
-    continuation = make_agent("greedy", rng)
-    judged = 0
-    for _ in range(3):
-        state = game.initial_state(rng)
-        for _ in range(25):
-            if game.current_player(state) == TERMINAL:
-                break
-            assert not is_blunder(game, state, agent.act(game, state))
-            judged += 1
-            state = game.apply(state, continuation.act(game, state))
-    assert judged > 40
+    assert assert_never_blunders(game, agent, seed=1, games=3, plies=25) > 40
 
 
 def test_decisive_check_proves_new_nodes_at_once():

@@ -17,20 +17,6 @@ and :mod:`tris_envs.games.doppia_scelta`.
 Version history: v0, first release.
 """
 
-from typing import Any
+from tris_envs.envs.classic import environment_module
 
-from tris_envs.envs.aec import GameEnv
-from tris_envs.envs.classic import classic_env
-from tris_envs.games.doppia_scelta import DoppiaScelta
-
-
-class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
-    """Unwrapped Doppia scelta environment."""
-
-    game_class = DoppiaScelta
-    metadata = GameEnv.make_metadata("doppia_scelta_v0")
-
-
-def env(**kwargs: Any) -> Any:
-    """Doppia scelta with PettingZoo's classic-game wrappers (illegal move: -1 and game over)."""
-    return classic_env(raw_env, **kwargs)
+raw_env, env = environment_module("doppia_scelta", __name__)

@@ -13,20 +13,6 @@ Rules as implemented: README "Tant Fant" and :mod:`tris_envs.games.tant_fant`.
 Version history: v0, first release.
 """
 
-from typing import Any
+from tris_envs.envs.classic import environment_module
 
-from tris_envs.envs.aec import GameEnv
-from tris_envs.envs.classic import classic_env
-from tris_envs.games.tant_fant import TantFant
-
-
-class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
-    """Unwrapped Tant Fant environment."""
-
-    game_class = TantFant
-    metadata = GameEnv.make_metadata("tant_fant_v0")
-
-
-def env(**kwargs: Any) -> Any:
-    """Tant Fant with PettingZoo's classic-game wrappers (illegal move: -1 and game over)."""
-    return classic_env(raw_env, **kwargs)
+raw_env, env = environment_module("tant_fant", __name__)

@@ -13,20 +13,6 @@ Plays exactly like PettingZoo's `tictactoe_v3`, whose actions are column-major.
 Version history: v0, first release.
 """
 
-from typing import Any
+from tris_envs.envs.classic import environment_module
 
-from tris_envs.envs.aec import GameEnv
-from tris_envs.envs.classic import classic_env
-from tris_envs.games.tris1 import Tris1
-
-
-class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
-    """Unwrapped Tris 1 environment."""
-
-    game_class = Tris1
-    metadata = GameEnv.make_metadata("tris1_v0")
-
-
-def env(**kwargs: Any) -> Any:
-    """Tris 1 with PettingZoo's classic-game wrappers (illegal move: -1 and game over)."""
-    return classic_env(raw_env, **kwargs)
+raw_env, env = environment_module("tris1", __name__)

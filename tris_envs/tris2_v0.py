@@ -19,20 +19,6 @@ env.unwrapped.game_state, hidden=True)`` also shows the hidden axes).
 Version history: v0, first release.
 """
 
-from typing import Any
+from tris_envs.envs.classic import environment_module
 
-from tris_envs.envs.aec import GameEnv
-from tris_envs.envs.classic import classic_env
-from tris_envs.games.tris2 import Tris2
-
-
-class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
-    """Unwrapped Tris 2 environment."""
-
-    game_class = Tris2
-    metadata = GameEnv.make_metadata("tris2_v0")
-
-
-def env(**kwargs: Any) -> Any:
-    """Tris 2 with PettingZoo's classic-game wrappers (illegal move: -1 and game over)."""
-    return classic_env(raw_env, **kwargs)
+raw_env, env = environment_module("tris2", __name__)

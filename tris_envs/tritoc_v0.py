@@ -16,20 +16,6 @@ and :mod:`tris_envs.games.tritoc`.
 Version history: v0, first release.
 """
 
-from typing import Any
+from tris_envs.envs.classic import environment_module
 
-from tris_envs.envs.aec import GameEnv
-from tris_envs.envs.classic import classic_env
-from tris_envs.games.tritoc import Tritoc
-
-
-class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
-    """Unwrapped Tritoc environment; ``infos[agent]["score"]`` holds each player's score."""
-
-    game_class = Tritoc
-    metadata = GameEnv.make_metadata("tritoc_v0")
-
-
-def env(**kwargs: Any) -> Any:
-    """Tritoc with PettingZoo's classic-game wrappers (illegal move: -1 and game over)."""
-    return classic_env(raw_env, **kwargs)
+raw_env, env = environment_module("tritoc", __name__)

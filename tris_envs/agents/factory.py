@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from tris_envs.agents.protocol import Agent
@@ -85,11 +87,7 @@ def _az_agent(spec: str, rng: np.random.Generator | None) -> Agent:
 
 
 def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    return re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", text) is not None
 
 
 def _count(text: str) -> int | None:

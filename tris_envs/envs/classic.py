@@ -10,6 +10,7 @@ for legality directly; ``tests/test_classic_wrapper.py`` checks it against the c
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from tris_envs.core.errors import IllegalActionError
 from tris_envs.envs.aec import GameEnv
+from tris_envs.games import game_spec
 
 _NEEDS_RESET = frozenset({"rewards", "terminations", "truncations", "infos",
                           "agent_selection", "num_agents", "agents"})
@@ -164,3 +166,25 @@ class _OrderedIterator(AECIterator):
 def classic_env(raw_env_class: type[GameEnv], **kwargs: Any) -> ClassicWrapper:
     """``raw_env_class(**kwargs)`` with PettingZoo's classic-game behaviour."""
     return ClassicWrapper(raw_env_class(**kwargs))
+
+
+def environment_module(name: str, module: str) -> tuple[type[GameEnv], Callable[..., Any]]:
+    """``raw_env`` and ``env`` of the environment module ``module`` for registry game ``name``.
+
+    Every ``tris_envs.<game>_v0`` module is its environment card (the docstring) and
+    ``raw_env, env = environment_module("<game>", __name__)``: the class pickles under
+    ``<module>.raw_env`` like a class written there.
+    """
+    spec = game_spec(name)
+    raw_env = type("raw_env", (GameEnv,), {
+        "__module__": module, "__qualname__": "raw_env",
+        "__doc__": f"Unwrapped {spec.title} environment (illegal actions raise).",
+        "game_class": spec.game_class, "metadata": GameEnv.make_metadata(spec.env_name)})
+
+    def env(**kwargs: Any) -> ClassicWrapper:
+        return classic_env(raw_env, **kwargs)
+
+    env.__module__ = module
+    env.__doc__ = (f"{spec.title} with PettingZoo's classic-game wrappers (an illegal move "
+                   "loses: -1 and the game ends).")
+    return raw_env, env
