@@ -56,6 +56,7 @@ from tris_envs.core.drawing import (
     Color,
     draw_stone,
 )
+from tris_envs.core.errors import brief
 from tris_envs.core.game import TERMINAL, Game, GameInfo
 from tris_envs.core.options import check_bool, check_choice, check_int
 from tris_envs.core.solver import Solution, solve
@@ -151,11 +152,11 @@ def parse_gate(text: Any) -> int:
     parts = text.split(",") if isinstance(text, str) else []
     if (len(parts) != 3 or not all(p in "01234" and len(p) == 1 for p in parts[:2])
             or parts[2] not in ("N", "E", "S", "W")):
-        raise ValueError(f"gate {text!r}: expected 'r,c,D' with r and c in 0..4 and D one of "
+        raise ValueError(f"gate {brief(text)}: expected 'r,c,D' with r and c in 0..4 and D one of "
                          "N, E, S, W, e.g. '4,0,S'")
     pose = (int(parts[0]) * SIZE + int(parts[1])) << 2 | DIRECTIONS.index(parts[2])
     if FORWARD[pose] >= 0:
-        raise ValueError(f"gate {text!r}: cell {parts[0]},{parts[1]} is not on the board's "
+        raise ValueError(f"gate {brief(text)}: cell {parts[0]},{parts[1]} is not on the board's "
                          f"{parts[2]} edge; a gate is an edge cell and its outward direction")
     return pose
 
@@ -173,20 +174,20 @@ def parse_board(text: Any, allow_uncolored: bool = False) -> str:
     """
     allowed = COLORS + UNCOLORED if allow_uncolored else COLORS
     if not isinstance(text, str):
-        raise ValueError(f"board {text!r} must be a string of five rows of five letters "
+        raise ValueError(f"board {brief(text)} must be a string of five rows of five letters "
                          f"separated by '/', e.g. {EXAMPLE_BOARD!r}")
     rows = text.split("/")
     if len(rows) != SIZE or any(len(row) != SIZE for row in rows):
         hint = (" (the five rows must be separated by '/')"
                 if len(text) == CELLS and "/" not in text else "")
-        raise ValueError(f"board {text!r}: expected five rows of five letters separated by "
+        raise ValueError(f"board {brief(text)}: expected five rows of five letters separated by "
                          f"'/', e.g. {EXAMPLE_BOARD!r}{hint}")
     for r, row in enumerate(rows):
         for c, ch in enumerate(row):
             if ch not in allowed:
                 names = "Y (yellow), G (gray), R (red)" + (", . (uncolored)"
                                                            if allow_uncolored else "")
-                raise ValueError(f"board {text!r}: cell {r},{c} holds {ch!r}; use {names}")
+                raise ValueError(f"board {brief(text)}: cell {r},{c} holds {ch!r}; use {names}")
     return "".join(rows)
 
 
@@ -390,7 +391,7 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
         colors = parse_board(text)
         owner = self.path_owner(colors)
         if owner is not None:
-            raise ValueError(f"{what} {text!r}: {PLAYER_NAMES[owner]} has a CodyColor path "
+            raise ValueError(f"{what} {brief(text)}: {PLAYER_NAMES[owner]} has a CodyColor path "
                              f"from {self.gates[2 * owner]} to {self.gates[2 * owner + 1]} "
                              "(boards must not offer one)")
         return colors
@@ -634,7 +635,7 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
 
     def from_notation(self, text: str) -> DoppiaSceltaState:
         fields = text.split(" ") if isinstance(text, str) else []
-        where = f"Doppia scelta position {text!r}"
+        where = f"Doppia scelta position {brief(text)}"
         if len(fields) != 8:
             example = self.to_notation(self._opening(parse_board(EXAMPLE_BOARD)))
             raise ValueError(f"{where}: expected 8 fields '<colors> <white robot> <black robot> "
@@ -655,7 +656,7 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
                              f"{' '.join(self.gates)}; build the game with "
                              f"gates={tuple(gates)!r}")
         if side not in ("w", "b"):
-            raise ValueError(f"{where}: side to move {side!r} must be 'w' or 'b'")
+            raise ValueError(f"{where}: side to move {brief(side)} must be 'w' or 'b'")
         to_move = "wb".index(side)
         owner = self.path_owner(colors)
         if owner is not None:
@@ -696,14 +697,14 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
         coordinates = ("-1", "0", "1", "2", "3", "4", "5")
         if (len(parts) != 3 or parts[0] not in coordinates or parts[1] not in coordinates
                 or parts[2] not in ("N", "E", "S", "W")):
-            raise ValueError(f"{where}: {name} robot {text!r} must be 'r,c,D' (row, column, "
+            raise ValueError(f"{where}: {name} robot {brief(text)} must be 'r,c,D' (row, column, "
                              "facing N/E/S/W) or '-' before it enters")
         r, c = int(parts[0]), int(parts[1])
         if 0 <= r < SIZE and 0 <= c < SIZE:
             return (r * SIZE + c) << 2 | DIRECTIONS.index(parts[2])
         if text == self._beyond_goal(player):
             return EXITED
-        raise ValueError(f"{where}: {name} robot {text!r} is off the board; a robot leaves "
+        raise ValueError(f"{where}: {name} robot {brief(text)} is off the board; a robot leaves "
                          f"the board only through its goal gate {self.gates[2 * player + 1]}, "
                          f"written {self._beyond_goal(player)!r} once it has left")
 

@@ -28,6 +28,7 @@ from tris_envs.core.drawing import (
     draw_line_board,
     draw_stone,
 )
+from tris_envs.core.errors import brief
 from tris_envs.core.game import TERMINAL, Game, GameInfo
 from tris_envs.core.options import check_bool, check_choice, check_int
 
@@ -218,16 +219,16 @@ class TantFant(Game[TantFantState]):
     def from_notation(self, text: str) -> TantFantState:
         fields = text.split(" ") if isinstance(text, str) else []
         if len(fields) != 2:
-            raise ValueError(f"Tant Fant position {text!r}: expected '<rank3>/<rank2>/<rank1> "
+            raise ValueError(f"Tant Fant position {brief(text)}: expected '<rank3>/<rank2>/<rank1> "
                              "<w|b>', e.g. 'BBB/.../WWW w'")
         board, side = fields
         ranks = board.split("/")
         if len(ranks) != 3 or any(len(r) != 3 for r in ranks):
-            raise ValueError(f"Tant Fant position {text!r}: board {board!r} must be three "
-                             "ranks of three characters separated by '/'")
+            raise ValueError(f"Tant Fant position {brief(text)}: board {brief(board)} must be "
+                             "three ranks of three characters separated by '/'")
         if side not in ("w", "b"):
-            raise ValueError(f"Tant Fant position {text!r}: side to move {side!r} must be "
-                             "'w' or 'b'")
+            raise ValueError(f"Tant Fant position {brief(text)}: side to move {brief(side)} "
+                             "must be 'w' or 'b'")
         white = black = 0
         for i, rank in enumerate(ranks):
             for col, ch in enumerate(rank):
@@ -237,16 +238,16 @@ class TantFant(Game[TantFantState]):
                 elif ch == "B":
                     black |= 1 << p
                 elif ch != ".":
-                    raise ValueError(f"Tant Fant position {text!r}: {POINT_NAMES[p]} holds "
+                    raise ValueError(f"Tant Fant position {brief(text)}: {POINT_NAMES[p]} holds "
                                      f"{ch!r}; use 'W', 'B' or '.'")
         for color, mask in ((WHITE, white), (BLACK, black)):
             if mask.bit_count() != 3:
-                raise ValueError(f"Tant Fant position {text!r}: {COLOR_NAMES[color]} has "
+                raise ValueError(f"Tant Fant position {brief(text)}: {COLOR_NAMES[color]} has "
                                  f"{mask.bit_count()} pieces, needs exactly 3")
         to_move = "wb".index(side)
         mover_mask, last_mask = (white, black) if to_move == WHITE else (black, white)
         if mover_mask in self._wins[to_move]:
-            raise ValueError(f"Tant Fant position {text!r} is impossible: "
+            raise ValueError(f"Tant Fant position {brief(text)} is impossible: "
                              f"{COLOR_NAMES[to_move]}, to move, already has a winning line")
         if last_mask in self._wins[1 - to_move]:
             return TantFantState(white, black, to_move, 1 - to_move, "line")

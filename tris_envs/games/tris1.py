@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tris_envs.core.drawing import BACKGROUND, Canvas, draw_die
+from tris_envs.core.errors import brief
 from tris_envs.core.game import TERMINAL, Game, GameInfo
 from tris_envs.core.options import check_int
 
@@ -132,7 +133,7 @@ class Tris1(Game[Tris1State]):
     def from_notation(self, text: str) -> Tris1State:
         rows = text.split("/") if isinstance(text, str) else []
         if len(rows) != 3 or any(len(r) != 3 for r in rows):
-            raise ValueError(f"Tris 1 position {text!r}: expected three rows of three "
+            raise ValueError(f"Tris 1 position {brief(text)}: expected three rows of three "
                              "characters separated by '/', e.g. 'X../.O./...'")
         x = o = 0
         for r, row in enumerate(rows):
@@ -142,18 +143,18 @@ class Tris1(Game[Tris1State]):
                 elif ch == "O":
                     o |= 1 << (r * 3 + c)
                 elif ch != ".":
-                    raise ValueError(f"Tris 1 position {text!r}: row {r}, column {c} holds "
+                    raise ValueError(f"Tris 1 position {brief(text)}: row {r}, column {c} holds "
                                      f"{ch!r}; use 'X', 'O' or '.'")
         nx, no = x.bit_count(), o.bit_count()
         if nx - no not in (0, 1):
-            raise ValueError(f"Tris 1 position {text!r} is impossible: {nx} X and {no} O "
+            raise ValueError(f"Tris 1 position {brief(text)} is impossible: {nx} X and {no} O "
                              "(X moves first, so X count = O count or O count + 1)")
         x_line, o_line = _has_line(x), _has_line(o)
         if x_line and (o_line or nx == no):
-            raise ValueError(f"Tris 1 position {text!r} is impossible: the game ended when "
+            raise ValueError(f"Tris 1 position {brief(text)} is impossible: the game ended when "
                              "X completed a line, but play went on")
         if o_line and nx != no:
-            raise ValueError(f"Tris 1 position {text!r} is impossible: the game ended when "
+            raise ValueError(f"Tris 1 position {brief(text)} is impossible: the game ended when "
                              "O completed a line, but play went on")
         to_move = X if nx == no else O
         if x_line or o_line:

@@ -837,7 +837,7 @@ class Tris2(Game[Tris2State]):
 
     def from_notation(self, text: str) -> Tris2State:
         def fail(why: str) -> ValueError:
-            return ValueError(f"Tris 2 position {text!r}: {why}")
+            return ValueError(f"Tris 2 position {brief(text)}: {why}")
 
         fields = text.split(" ") if isinstance(text, str) else []
         if len(fields) != 3:
@@ -868,7 +868,7 @@ class Tris2(Game[Tris2State]):
                 cells[r * FRAME + c] = k + 1
                 tops[k >> 1] |= 1 << _padded(r, c)
         if side not in ("0", "1"):
-            raise fail(f"player to move {side!r} must be '0' or '1'")
+            raise fail(f"player to move {brief(side)} must be '0' or '1'")
         to_move = int(side)
         occ = tops[0] | tops[1] | tops[2]
         count = occ.bit_count()
@@ -915,7 +915,7 @@ class Tris2(Game[Tris2State]):
             raise fail(f"{count} dice: a position with fewer than {NUM_DICE} dice is in the "
                        "placement setup, whose frame is the 3x3 block")
         if last_text != "-":
-            raise fail(f"last move {last_text!r} during the placement setup must be '-'")
+            raise fail(f"last move {brief(last_text)} during the placement setup must be '-'")
         if to_move != count % 2:
             raise fail(f"with {count} dice placed, player {count % 2} places next "
                        "(player_0 places first)")
@@ -931,12 +931,12 @@ class Tris2(Game[Tris2State]):
         parts = text.split(",")
         if (len(parts) != 3 or not all(x.isdigit() for x in parts[:2])
                 or len(parts[2]) != 1 or parts[2] not in DIRECTIONS):
-            raise fail(f"last move {text!r} must be '-' or 'r,c,D' with D one of N, E, S, W")
+            raise fail(f"last move {brief(text)} must be '-' or 'r,c,D' with D one of N, E, S, W")
         r, c, d = int(parts[0]), int(parts[1]), DIRECTIONS.index(parts[2])
         if r >= height or c >= width or not occ >> _padded(r, c) & 1:
-            raise fail(f"last move {text!r}: there is no die at frame cell {r},{c}")
+            raise fail(f"last move {brief(text)}: there is no die at frame cell {r},{c}")
         if occ >> _padded(r, c) - STEP[d] & 1:
-            raise fail(f"last move {text!r}: the die came from cell "
+            raise fail(f"last move {brief(text)}: the die came from cell "
                        f"{r - ROW_STEP[d]},{c - COL_STEP[d]}, which is occupied")
         return (r * FRAME + c) << 2 | d
 

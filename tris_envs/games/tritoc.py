@@ -40,6 +40,7 @@ from tris_envs.core.drawing import (
     Canvas,
     draw_stone,
 )
+from tris_envs.core.errors import brief
 from tris_envs.core.game import CHANCE, TERMINAL, Game, GameInfo
 from tris_envs.core.options import check_choice, check_int
 
@@ -559,7 +560,7 @@ class Tritoc(Game[TritocState]):
         node) or ``-`` (the game is over). Without ``<layout>`` the layout is ``ordered``.
         """
         def fail(why: str) -> ValueError:
-            return ValueError(f"Tritoc position {text!r}: {why}")
+            return ValueError(f"Tritoc position {brief(text)}: {why}")
 
         fields = text.split(" ") if isinstance(text, str) else []
         if len(fields) not in (4, 5):
@@ -568,7 +569,7 @@ class Tritoc(Game[TritocState]):
         board, side, roll_text, passes_text = fields[:4]
         rows = board.split("/")
         if len(rows) != 9:
-            raise fail(f"board {board!r} has {len(rows)} rows; it must be 9 rows of 9 "
+            raise fail(f"board {brief(board)} has {len(rows)} rows; it must be 9 rows of 9 "
                        "characters separated by '/'")
         for r, row in enumerate(rows):
             if len(row) != 9:
@@ -583,7 +584,7 @@ class Tritoc(Game[TritocState]):
                 elif ch != ".":
                     raise fail(f"hole {hole_name(r * 9 + c)} holds {ch!r}; use 'W', 'B' or '.'")
         if side not in ("w", "b"):
-            raise fail(f"side to move {side!r} must be 'w' or 'b'")
+            raise fail(f"side to move {brief(side)} must be 'w' or 'b'")
         to_move = "wb".index(side)
         specials = {"-": NO_ROLL, "?": PENDING, "p": MUST_PASS}
         if roll_text in specials:
@@ -591,10 +592,10 @@ class Tritoc(Game[TritocState]):
         elif roll_text in tuple(map(str, SUMS)):
             roll = int(roll_text)
         else:
-            raise fail(f"roll {roll_text!r} must be a sum 2-12, 'p' (must pass), '?' (not "
+            raise fail(f"roll {brief(roll_text)} must be a sum 2-12, 'p' (must pass), '?' (not "
                        "rolled yet) or '-' (game over)")
         if passes_text not in ("0", "1", "2", "3", "4"):
-            raise fail(f"passes {passes_text!r} must be 0-4 (consecutive passes so far)")
+            raise fail(f"passes {brief(passes_text)} must be 0-4 (consecutive passes so far)")
         passes = int(passes_text)
         layout = ORDERED
         if len(fields) == 5:
@@ -602,7 +603,7 @@ class Tritoc(Game[TritocState]):
             if len(code) != 81 or any(ch not in LAYOUT_CHARS for ch in code):
                 raise fail(f"layout {code!r} must be 81 characters '3'-'9', 'a' (10), 'b' (11)")
             numbers = check_layout([LAYOUT_CHARS.index(ch) + 3 for ch in code],
-                                   f"Tritoc position {text!r}: layout")
+                                   f"Tritoc position {brief(text)}: layout")
             layout = MAGIC if numbers == MAGIC.numbers else Layout(numbers)
         conquered = [0, 0]
         for f, mask in enumerate(FIELD_MASKS):
