@@ -27,7 +27,7 @@ import numpy as np
 
 from tris_envs.agents import make_agent
 from tris_envs.core.game import Game
-from tris_envs.evaluation.metrics import allows_win
+from tris_envs.core.game import allows_win
 from tris_envs.evaluation.records import GameRecord, play_recorded
 from tris_envs.games import make_game
 

@@ -774,3 +774,18 @@ def test_every_shape_has_a_roll():
                 fewest[max_side] = min(fewest[max_side], rolls)
     assert count == 940_982
     assert fewest == dict.fromkeys(games, 4) | {4: 6, 5: 5}
+
+
+def test_fair_setups_always_leave_the_first_player_a_safe_roll():
+    from tris_envs.core.game import allows_win
+
+    def unsafe(game, state):
+        return all(allows_win(game, state, a) for a in game.legal_actions(state))
+
+    plain, fair = Tris2(), Tris2(fair=True)
+    rng = np.random.default_rng(0)
+    assert sum(unsafe(plain, plain.initial_state(rng)) for _ in range(2000)) > 0
+    rng = np.random.default_rng(0)
+    assert not any(unsafe(fair, fair.initial_state(rng)) for _ in range(2000))
+    with pytest.raises(ValueError, match="fair=True redraws random setups"):
+        Tris2(setup="placement", fair=True)

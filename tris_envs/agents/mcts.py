@@ -55,7 +55,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from tris_envs.core.game import CHANCE, TERMINAL, Game
+from tris_envs.core.game import CHANCE, TERMINAL, Game, can_win_at_once
 
 _UNIFORM_BATCH = 4096
 # backed-up returns of a proven value v for owner o: _PROVEN_RETURNS[o][v]
@@ -371,7 +371,7 @@ class MCTSAgent:
         move there can win at once."""
         game = self._game
         child = MCTSNode(game, game.apply(state, action), action, owner)
-        if self.decisive and child.player >= 0 and _can_win_at_once(game, child.state):
+        if self.decisive and child.player >= 0 and can_win_at_once(game, child.state):
             child.proven = 1 if child.player == owner else -1
             child.depth = 1
         return child
@@ -486,13 +486,3 @@ class MCTSAgent:
                     u -= outcomes[k][1]
                     k += 1
                 state = apply(state, outcomes[k][0])
-
-
-def _can_win_at_once(game: Game, state: Any) -> bool:
-    """Whether the player to move in ``state`` has an action that wins at once."""
-    player = game.current_player(state)
-    for action in game.legal_actions(state):
-        child = game.apply(state, action)
-        if game.current_player(child) == TERMINAL and game.returns(child)[player] > 0:
-            return True
-    return False

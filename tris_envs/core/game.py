@@ -308,6 +308,27 @@ def seeded_generator(seed: Any) -> np.random.Generator:
     return np.random.default_rng(int(seed))
 
 
+def wins_at_once(game: Game[S], state: S, action: int) -> bool:
+    """Whether ``action`` ends the game at once as a win for the player playing it."""
+    player = game.current_player(state)
+    child = game.apply(state, action)
+    return game.current_player(child) == TERMINAL and game.returns(child)[player] > 0
+
+
+def can_win_at_once(game: Game[S], state: S) -> bool:
+    """Whether the player to move in ``state`` has a move that wins at once."""
+    if game.current_player(state) < 0:
+        return False
+    return any(wins_at_once(game, state, a) for a in game.legal_actions(state))
+
+
+def allows_win(game: Game[S], state: S, action: int) -> bool:
+    """Whether after ``action`` the opponent is to move and can win at once."""
+    mover = game.current_player(state)
+    child = game.apply(state, action)
+    return game.current_player(child) == 1 - mover and can_win_at_once(game, child)
+
+
 def sample_outcome(outcomes: Sequence[tuple[int, float]], u: float) -> int:
     """The chance outcome that a uniform draw ``u`` in [0, 1) selects (inverse CDF)."""
     for outcome, probability in outcomes:

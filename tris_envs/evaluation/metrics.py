@@ -6,7 +6,8 @@
 
 Both look one move ahead on the rules core, so they apply to every deterministic game
 (Tris 1, Tris 2, Tant Fant, Doppia scelta); games with dice have no such one-move verdict
-and are refused.
+and are refused. The one-move tests themselves (``wins_at_once``, ``can_win_at_once``,
+``allows_win``) live in :mod:`tris_envs.core.game`.
 """
 
 from __future__ import annotations
@@ -15,29 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tris_envs.core.game import TERMINAL, Game
+from tris_envs.core.game import Game, allows_win, can_win_at_once, wins_at_once
 from tris_envs.evaluation.records import GameRecord
-
-
-def wins_at_once(game: Game, state: Any, action: int) -> bool:
-    """Whether ``action`` ends the game at once as a win for the player playing it."""
-    player = game.current_player(state)
-    child = game.apply(state, action)
-    return game.current_player(child) == TERMINAL and game.returns(child)[player] > 0
-
-
-def can_win_at_once(game: Game, state: Any) -> bool:
-    """Whether the player to move in ``state`` has a move that wins at once."""
-    if game.current_player(state) < 0:
-        return False
-    return any(wins_at_once(game, state, a) for a in game.legal_actions(state))
-
-
-def allows_win(game: Game, state: Any, action: int) -> bool:
-    """Whether after ``action`` the opponent is to move and can win at once."""
-    mover = game.current_player(state)
-    child = game.apply(state, action)
-    return game.current_player(child) == 1 - mover and can_win_at_once(game, child)
 
 
 def is_blunder(game: Game, state: Any, action: int) -> bool:

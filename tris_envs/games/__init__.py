@@ -154,7 +154,7 @@ _TRITOC_CUSTOM = tuple(3 + (k + f) % 9 for f, k in sorted(
 GAMES: Mapping[str, GameSpec] = MappingProxyType({spec.name: spec for spec in (
     GameSpec("tris2", "Tris 2", "tris_envs.games.tris2:Tris2", solvable=False,
              bench_ratio=1.5, policy=PolicyLayout(10, 0, _tris2_slot),
-             option_sets=({}, {"setup": "placement"}, {"max_side": 4})),
+             option_sets=({}, {"setup": "placement"}, {"max_side": 4}, {"fair": True})),
     GameSpec("tris1", "Tris 1", "tris_envs.games.tris1:Tris1", solvable=True,
              bench_ratio=3.0, policy=PolicyLayout(1, 0, lambda a: (a // 3, a % 3, 0))),
     GameSpec("tant_fant", "Tant Fant", "tris_envs.games.tant_fant:TantFant", solvable=True,

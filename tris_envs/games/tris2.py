@@ -59,8 +59,8 @@ from tris_envs.core.drawing import (
     draw_symbol,
 )
 from tris_envs.core.errors import brief
-from tris_envs.core.game import TERMINAL, Game, GameInfo
-from tris_envs.core.options import check_choice, check_int
+from tris_envs.core.game import TERMINAL, Game, GameInfo, allows_win
+from tris_envs.core.options import check_bool, check_choice, check_int
 
 SYMBOLS = "XO/"
 ORIENTATIONS: tuple[str, ...] = ("XO/", "X/O", "OX/", "O/X", "/XO", "/OX")
@@ -562,13 +562,18 @@ class Tris2(Game[Tris2State]):
             players fill the block one die at a time, ``player_0`` first; actions 324..377).
         max_side: ``None`` (default, unbounded) or the largest allowed height and width of
             the dice's bounding box (the "rule of 4" is ``max_side=4``).
+        fair: With the random setup, also redraw setups in which every first roll hands
+            the second player a line (about 0.4% of the setups the seeds' rule allows).
         max_moves: default truncation limit in plies for environments (placements count).
     """
 
 
-    def __init__(self, setup: str = "random", max_side: int | None = None,
+    def __init__(self, setup: str = "random", max_side: int | None = None, fair: bool = False,
                  max_moves: int = 200) -> None:
         self.setup = check_choice("setup", setup, ("random", "placement"))
+        self.fair = check_bool("fair", fair)
+        if self.fair and setup == "placement":
+            raise ValueError("option fair=True redraws random setups; it needs setup='random'")
         self.max_side = None
         if max_side is not None:
             try:
@@ -658,6 +663,14 @@ class Tris2(Game[Tris2State]):
             return self._position(bytes(FRAME * FRAME), (0, 0, 0), 3, 3, 0, -1)
         if rng is None:
             rng = np.random.default_rng()
+        while True:
+            state = self._random_setup(rng)
+            if not self.fair or not all(allows_win(self, state, a)
+                                        for a in self.legal_actions(state)):
+                return state
+
+    def _random_setup(self, rng: np.random.Generator) -> Tris2State:
+        """A block drawn by the seeds' rule: no line, no first-move win."""
         tops = SETUP_TOPS[int(rng.integers(len(SETUP_TOPS)))]
         hidden = int(rng.integers(512))
         board = bytearray(FRAME * FRAME)
