@@ -26,8 +26,7 @@ from typing import Any
 import numpy as np
 
 from tris_envs.agents import make_agent
-from tris_envs.core.game import Game
-from tris_envs.core.game import allows_win
+from tris_envs.core.game import Game, allows_win
 from tris_envs.evaluation.records import GameRecord, play_recorded
 from tris_envs.games import make_game
 

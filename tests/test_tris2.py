@@ -606,7 +606,7 @@ def test_terminal_positions_from_strings():
     ({"max_side": "4"}, r"max_side='4' must be None"),
     ({"max_side": 4.0}, r"max_side=4.0 must be None"),
     ({"max_moves": 0}, r"max_moves=0 must be an integer >= 1"),
-    ({"rule_of_four": True}, r"unknown option.*'rule_of_four'.*allowed: max_moves, max_side"),
+    ({"rule_of_four": True}, r"unknown option.*'rule_of_four'.*allowed: fair, max_moves, max_side"),
 ])
 def test_bad_options(options, message):
     with pytest.raises(ValueError, match=message):
