@@ -723,3 +723,23 @@ def test_property_states(prefix, path, seed, options):
                       else game.legal_actions(state)[-1])
             game.apply(state, choice)
             assert state == before
+
+
+@pytest.mark.parametrize("rerolls", [64, 65, 100_000, 10**9])
+def test_any_number_of_rerolls_costs_the_same_and_keeps_the_law(rerolls):
+    """The geometric sum is taken in closed form: huge ``max_rerolls`` no longer hang."""
+    from fractions import Fraction
+
+    from tris_envs.games.tritoc import DICE_WEIGHTS, SUMS
+
+    game = Tritoc(max_rerolls=rerolls)
+    env = tritoc_v0.env(max_rerolls=rerolls)
+    env.reset(seed=0)
+    only_four = 1 << 4                          # only the sum 4 is playable
+    outcomes = dict(game._distribution(only_four))
+    q = float(sum((w for s, w in DICE_WEIGHTS["2d6"].items() if s != 4), Fraction(0)))
+    assert set(SUMS) >= set(outcomes) - {MUST_PASS}
+    assert outcomes[4] == pytest.approx(1 - q ** (rerolls + 1), abs=1e-12)
+    assert outcomes.get(MUST_PASS, 0.0) == pytest.approx(q ** (rerolls + 1), abs=1e-12)
+    assert all(p > 0 for p in outcomes.values())
+    assert sum(outcomes.values()) == pytest.approx(1.0, abs=1e-12)

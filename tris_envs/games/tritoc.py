@@ -65,6 +65,9 @@ FIELD_POINTS = 1
 SUMS = tuple(range(2, 13))
 ALL_PLAYABLE = sum(1 << s for s in SUMS)
 """:meth:`Tritoc.playable` when every sum allows an action."""
+EXACT_REROLLS = 64
+"""Up to this many rerolls the roll law is computed in exact fractions."""
+
 DICE_WEIGHTS: dict[str, dict[int, Fraction]] = {
     "2d6": {s: Fraction(6 - abs(s - 7), 36) for s in SUMS},
     "equal": {s: Fraction(1 if s in (2, 12) else 3, 29) for s in SUMS},
@@ -393,11 +396,20 @@ class Tritoc(Game[TritocState]):
         return list(outcomes)
 
     def _distribution(self, key: int) -> list[tuple[int, float]]:
-        """Outcomes for the playable sums ``key``, computed exactly, then rounded."""
+        """Outcomes for the playable sums ``key``.
+
+        ``1 + q + ... + q**n`` is summed in closed form, ``(1 - q**(n+1)) / (1 - q)``:
+        exactly in fractions up to :data:`EXACT_REROLLS` rerolls, in floating point beyond
+        (where ``q**(n+1)`` may underflow to 0), so any ``max_rerolls`` costs the same.
+        """
         weights = self._weights
         q = sum((weights[s] for s in SUMS if not key >> s & 1), Fraction(0))
-        repeat = sum(q ** k for k in range(self.max_rerolls + 1))
-        outcomes = [(MUST_PASS, float(q ** (self.max_rerolls + 1)))] if q > 0 else []
+        if q == 1:
+            return [(MUST_PASS, 1.0)]
+        n = self.max_rerolls
+        power: Fraction | float = q ** (n + 1) if n <= EXACT_REROLLS else float(q) ** (n + 1)
+        repeat = (1 - power) / (1 - q)
+        outcomes = [(MUST_PASS, float(power))] if float(power) > 0 else []
         outcomes += [(s, float(weights[s] * repeat)) for s in SUMS if key >> s & 1]
         return outcomes
 
