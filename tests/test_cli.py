@@ -142,3 +142,39 @@ def test_every_legal_move_name_parses_back(name):
             assert len(set(names)) == len(names)
             assert [game.parse_action(state, f" {n.upper()} ") for n in names] == list(legal)
             state = resolve_chance(game, game.apply(state, int(rng.choice(legal))), rng)
+
+
+def _bad_checkpoints(tmp_path):
+    from tris_envs.agents.ppo import shipped_checkpoint
+
+    shipped = shipped_checkpoint("tris1").read_bytes()
+    files = {"empty.pt": b"", "truncated.pt": shipped[: len(shipped) // 3],
+             "noise.zip": np.random.default_rng(0).bytes(4000)}
+    for name, content in files.items():
+        (tmp_path / name).write_bytes(content)
+    return [tmp_path / name for name in files]
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_bad_checkpoints_give_one_clear_message(tmp_path, processes):
+    import subprocess
+
+    for path in _bad_checkpoints(tmp_path):
+        result = subprocess.run(
+            [sys.executable, "-m", "tris_envs.cli", "eval", "tris1", f"ppo:{path}", "random",
+             "--games", "2", "--processes", str(processes)], capture_output=True, text=True)
+        assert result.returncode == 2, result.stderr
+        assert "Traceback" not in result.stderr
+        assert result.stderr.count("cannot be read") == 1 and path.name in result.stderr
+
+
+def test_a_corrupt_shipped_checkpoint_is_reported_by_name(tmp_path, monkeypatch, capsys):
+    from tris_envs.agents import ppo
+
+    corrupt = tmp_path / "tris1.pt"
+    corrupt.write_bytes(b"not a checkpoint")
+    monkeypatch.setattr(ppo, "SHIPPED_DIR", tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        main(["eval", "tris1", "ppo", "random", "--games", "2"])
+    assert exit_.value.code == 2
+    assert "tris1.pt' cannot be read" in capsys.readouterr().err

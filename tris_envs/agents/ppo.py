@@ -106,12 +106,29 @@ def load_policy(path: str | Path) -> MaskableActorCriticPolicy:
     Raises:
         ImportError: the train extra is not installed.
         FileNotFoundError: no file at ``path``.
+        CheckpointError: the file is not a policy this package can read.
     """
     _require_train_extra()
     resolved = _checkpoint_path(path)
     stat = resolved.stat()
     key = (str(resolved), stat.st_size, stat.st_mtime_ns)
-    return _POLICIES.get(key, lambda: _load(resolved))
+    return _POLICIES.get(key, lambda: _load_file(resolved, str(path)))
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that cannot be read (empty, truncated, corrupt, another format)."""
+
+
+def _load_file(path: Path, shown: str) -> MaskableActorCriticPolicy:
+    """:func:`_load` of a file; anything the loaders raise becomes a
+    :class:`CheckpointError` naming the file."""
+    try:
+        return _load(path)
+    except Exception as error:  # the loaders raise many types (zip, pickle, torch, numpy)
+        raise CheckpointError(
+            f"checkpoint {shown!r} cannot be read ({type(error).__name__}: "
+            f"{str(error)[:200] or 'no detail'}); expected a .zip from MaskablePPO.save or "
+            "training/train.py, or a .pt from export_policy") from None
 
 
 def _load(source: Path | io.BytesIO) -> MaskableActorCriticPolicy:
