@@ -178,3 +178,75 @@ def test_a_corrupt_shipped_checkpoint_is_reported_by_name(tmp_path, monkeypatch,
         main(["eval", "tris1", "ppo", "random", "--games", "2"])
     assert exit_.value.code == 2
     assert "tris1.pt' cannot be read" in capsys.readouterr().err
+
+
+def _tournament(records, *extra):
+    return [sys.executable, "-m", "tris_envs.cli", "tournament", "tris1", "mcts:150", "greedy",
+            "random", "--games", "12", "--seed", "3", "--processes", "2",
+            "--records", str(records), *extra]
+
+
+def _children(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as file:
+            return [int(c) for c in file.read().split()]
+    except OSError:
+        return []
+
+
+def _wait_for_games(path, games, process, seconds=60.0):
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and process.poll() is None:
+        if path.is_file() and len(path.read_text().splitlines()) > games:
+            return
+        time.sleep(0.05)
+    raise AssertionError("the tournament wrote no games in time")
+
+
+def test_interrupted_tournament_keeps_its_games_and_resumes_to_the_same_table(tmp_path):
+    import signal
+    import subprocess
+
+    whole = subprocess.run(_tournament(tmp_path / "whole.jsonl"), capture_output=True,
+                           text=True, check=True).stdout
+    journal = tmp_path / "cut.jsonl"
+    process = subprocess.Popen(_tournament(journal), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    _wait_for_games(journal, 3, process)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130 and "Traceback" not in stderr
+    assert f"finished games are in {journal}" in stderr and "--resume" in stderr
+    kept = len(journal.read_text().splitlines()) - 1
+    assert 3 <= kept < 36
+    resumed = subprocess.run(_tournament(journal, "--resume"), capture_output=True, text=True,
+                             check=True).stdout
+    assert resumed == whole
+    other = subprocess.run(_tournament(journal, "--resume", "--seed", "4"), capture_output=True,
+                           text=True)
+    assert other.returncode == 2 and "journal of another match" in other.stderr
+
+
+def test_sigterm_stops_the_workers_with_the_parent(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import time
+
+    journal = tmp_path / "t.jsonl"
+    process = subprocess.Popen(_tournament(journal), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    _wait_for_games(journal, 1, process)
+    workers = _children(process.pid)
+    assert workers
+    process.send_signal(signal.SIGTERM)
+    process.communicate(timeout=60)
+    assert process.returncode == 143
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(os.path.exists(f"/proc/{w}") for w in workers):
+        time.sleep(0.1)
+    alive = [w for w in workers if os.path.exists(f"/proc/{w}")
+             and open(f"/proc/{w}/stat").read().split()[2] != "Z"]
+    assert not alive

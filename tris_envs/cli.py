@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
+import os
+import signal
 import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from tris_envs.games import GAMES as REGISTRY
@@ -46,17 +52,19 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("agents", nargs=2, metavar="agent")
     evaluate.add_argument("--games", type=int, default=100)
     evaluate.add_argument("--seed", type=int, default=0)
-    evaluate.add_argument("--processes", type=int, default=1)
+    evaluate.add_argument("--processes", type=int, default=1, help=PROCESSES_HELP)
     evaluate.add_argument("--option", action="append", help=option_help)
+    _journal_arguments(evaluate)
 
     tournament = commands.add_parser("tournament", help="round robin between agents")
     tournament.add_argument("game", choices=GAMES, metavar="game", help=game_help)
     tournament.add_argument("agents", nargs="+", metavar="agent")
     tournament.add_argument("--games", type=int, default=100, help="games per pair")
     tournament.add_argument("--seed", type=int, default=0)
-    tournament.add_argument("--processes", type=int, default=1)
+    tournament.add_argument("--processes", type=int, default=1, help=PROCESSES_HELP)
     tournament.add_argument("--heatmap", metavar="PNG", help="also write a heat map")
     tournament.add_argument("--option", action="append", help=option_help)
+    _journal_arguments(tournament)
 
     bench = commands.add_parser("bench", help="throughput vs tictactoe_v3 and solver times")
     bench.add_argument("--steps", type=int, default=20_000, help="steps per timed round")
@@ -70,6 +78,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+PROCESSES_HELP = ("worker processes (default 1); capped at the number of games and of CPUs, "
+                  "with a note when capped")
+
+
+def _journal_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--records", metavar="FILE",
+                        help="write each finished game to FILE (JSON lines) as it ends; "
+                             "without it a temporary file is used and removed at the end")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the interrupted run whose --records FILE is given")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``tris-envs``; user errors end with a message, never a traceback.
 
@@ -79,13 +99,35 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = _parser()
     args = parser.parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, _stop)
     try:
         _run(args, parser)
     except (ValueError, OSError, ImportError) as error:
         parser.exit(2, f"tris-envs {args.command}: error: {error}\n")
-    except KeyboardInterrupt:
-        parser.exit(130, "\n")
+    except KeyboardInterrupt as interrupt:
+        status = 143 if isinstance(interrupt, _Terminated) else 130
+        parser.exit(status, f"\ntris-envs {args.command}: interrupted{_journal_note(args)}\n")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return 0
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that worker pools are stopped on the way out."""
+
+
+def _stop(signum: int, frame: Any) -> None:
+    raise _Terminated
+
+
+def _journal_note(args: argparse.Namespace) -> str:
+    path = getattr(args, "journal", None)
+    if path is None or not Path(path).is_file():
+        return ""
+    games = max(0, len(Path(path).read_text().splitlines()) - 1)
+    resume = "" if args.records else f" --records {path}"
+    return (f"; the {games} finished games are in {path}: run the same command with"
+            f"{resume} --resume to continue")
 
 
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
@@ -113,18 +155,45 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
         from tris_envs.evaluation import play_match
 
         game = make_game(args.game, **parse_options(args.option))
-        print(play_match(game, *args.agents, n_games=args.games, seed=args.seed,
-                         processes=args.processes))
+        with _journal(args, args.games) as journal:
+            print(play_match(game, *args.agents, n_games=args.games, seed=args.seed,
+                             processes=args.processes, records=journal, resume=args.resume))
     elif args.command == "tournament":
         from tris_envs.evaluation import round_robin
 
         game = make_game(args.game, **parse_options(args.option))
-        table = round_robin(game, args.agents, n_games=args.games, seed=args.seed,
-                            processes=args.processes)
+        pairs = len(args.agents) * (len(args.agents) - 1) // 2
+        with _journal(args, args.games * pairs) as journal:
+            table = round_robin(game, args.agents, n_games=args.games, seed=args.seed,
+                                processes=args.processes, records=journal,
+                                resume=args.resume)
         print(table.to_markdown())
         if args.heatmap:
             table.heatmap(args.heatmap)
             print(f"heat map written to {args.heatmap}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def _journal(args: argparse.Namespace, games: int) -> Iterator[Path]:
+    """The journal file of an ``eval`` / ``tournament`` run (a temporary one unless
+    ``--records`` names one, removed after a run that finished); notes a capped pool."""
+    from tris_envs.evaluation.match import pool_size
+
+    if args.resume and not args.records:
+        raise ValueError("--resume needs --records FILE (the file the interrupted run named)")
+    if args.processes > 1 and pool_size(args.processes, games) < args.processes:
+        print(f"note: --processes {args.processes} capped at "
+              f"{pool_size(args.processes, games)} (games: {games}, CPUs: {os.cpu_count()})",
+              file=sys.stderr)
+    if args.records:
+        args.journal = Path(args.records)
+    else:
+        handle, name = tempfile.mkstemp(prefix=f"tris-envs-{args.command}-", suffix=".jsonl")
+        os.close(handle)
+        args.journal = Path(name)
+    yield args.journal
+    if not args.records:
+        args.journal.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from tris_envs.agents import MCTSAgent, SolverAgent, make_agent
-from tris_envs.core.game import TERMINAL, Game, resolve_chance
+from tris_envs.core.game import TERMINAL, Game, resolve_chance, seeded_generator
 from tris_envs.games import GAMES
 
 HELP = ("Type a move ({example}), or: moves (list the legal moves), hint (suggest a move), "
@@ -39,7 +39,7 @@ def play_session(game: Game, opponent: str, human_seat: int, seed: int | None = 
 
     Returns the person's result: +1, 0 (draw, truncation or quit) or -1.
     """
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng() if seed is None else seeded_generator(seed)
     agent = make_agent(opponent, rng)
     state = resolve_chance(game, game.initial_state(rng), rng)
     names = {human_seat: "you", 1 - human_seat: agent.name}

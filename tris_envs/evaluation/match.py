@@ -15,14 +15,26 @@ Agent ``a`` (or ``i``) takes seat ``k % 2``: seats alternate, ``a`` first in eve
 
 With ``processes > 1`` the games run in a ``multiprocessing`` pool of the ``spawn``
 start method; the game and the sources must be picklable, and a script using it needs the
-usual ``if __name__ == "__main__":`` guard.
+usual ``if __name__ == "__main__":`` guard. The pool never has more processes than games
+or CPUs (:func:`pool_size`). Workers ignore Ctrl-C (the parent stops the pool) and end by
+themselves within a second when their parent dies (SIGTERM, kill).
+
+**Journal.** With ``records=path`` every finished game is appended to ``path`` as one JSON
+line the moment it ends (after a header line naming the game, the agents, the seed and the
+games per pair), so an interrupted match loses nothing; ``resume=True`` reads the file and
+plays only the games it lacks. The result equals an uninterrupted run's.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import multiprocessing
-from collections.abc import Callable, Sequence
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -119,7 +131,8 @@ class MatchResult:
 
 
 def play_match(game: Game, a: AgentSource, b: AgentSource, n_games: int, seed: int,
-               processes: int = 1, keep_records: bool = False) -> MatchResult:
+               processes: int = 1, keep_records: bool = False,
+               records: str | Path | None = None, resume: bool = False) -> MatchResult:
     """Play ``n_games`` between ``a`` and ``b``, seats alternating (``a`` first in game 0).
 
     Args:
@@ -129,17 +142,20 @@ def play_match(game: Game, a: AgentSource, b: AgentSource, n_games: int, seed: i
         n_games: Games to play (at least 1).
         seed: Non-negative integer; the same seed gives the same games for any
             ``processes``.
-        processes: Worker processes (1: play in this process).
+        processes: Worker processes (1: play in this process; at most :func:`pool_size`).
         keep_records: Keep every game's record in ``result.records``.
+        records: Journal file: each finished game is appended as it ends (see above).
+        resume: Continue the journal ``records``: play only the games it lacks.
 
     Raises:
-        ValueError: bad counts, seed or agent spec.
+        ValueError: bad counts, seed or agent spec; a journal of another match.
     """
     _check_counts(n_games, seed, processes)
     sources = [a, b]
     names = _names(sources)
     tasks = [(0, 1, k, (k,)) for k in range(n_games)]
-    results = _run(game, sources, names, tasks, seed, processes, keep_records)
+    journal = _Journal.open(records, resume, game, names, seed, n_games)
+    results = _run(game, sources, names, tasks, seed, processes, keep_records, journal)
     return _tally(names[0], names[1], results, keep_records)
 
 
@@ -234,7 +250,8 @@ class RoundRobinTable:
 
 
 def round_robin(game: Game, agents: Sequence[AgentSource], n_games: int, seed: int,
-                processes: int = 1, keep_records: bool = False) -> RoundRobinTable:
+                processes: int = 1, keep_records: bool = False,
+                records: str | Path | None = None, resume: bool = False) -> RoundRobinTable:
     """Play every pair of ``agents`` ``n_games`` times, seats alternating.
 
     Arguments as for :func:`play_match`; all games of all pairs share one process pool.
@@ -249,7 +266,8 @@ def round_robin(game: Game, agents: Sequence[AgentSource], n_games: int, seed: i
     names = _names(sources)
     pairs = [(i, j) for i in range(len(sources)) for j in range(i + 1, len(sources))]
     tasks = [(i, j, k, (i, j, k)) for i, j in pairs for k in range(n_games)]
-    results = _run(game, sources, names, tasks, seed, processes, keep_records)
+    journal = _Journal.open(records, resume, game, names, seed, n_games)
+    results = _run(game, sources, names, tasks, seed, processes, keep_records, journal)
     matches = {}
     for p, (i, j) in enumerate(pairs):
         chunk = results[p * n_games:(p + 1) * n_games]
@@ -259,8 +277,58 @@ def round_robin(game: Game, agents: Sequence[AgentSource], n_games: int, seed: i
     return table
 
 
+def pool_size(processes: int, games: int) -> int:
+    """Worker processes actually started: at most one per game and one per CPU."""
+    return max(1, min(processes, games, os.cpu_count() or 1))
+
+
 # ----- internals ------------------------------------------------------------------------
 _WORKER: dict[str, Any] = {}
+
+
+@dataclass
+class _Journal:
+    """The journal file of a match and the games already in it, by task key."""
+
+    path: Path
+    done: dict[tuple[int, ...], tuple[int, GameRecord]]
+
+    @classmethod
+    def open(cls, path: str | Path | None, resume: bool, game: Game, names: list[str],
+             seed: int, n_games: int) -> _Journal | None:
+        if path is None:
+            if resume:
+                raise ValueError("resume needs the journal file of the interrupted run")
+            return None
+        path = Path(path)
+        header = {"game": game.info.name, "options": repr(sorted(game.options().items())),
+                  "agents": names, "seed": seed, "games": n_games}
+        done: dict[tuple[int, ...], tuple[int, GameRecord]] = {}
+        if resume:
+            try:
+                lines = path.read_text().splitlines()
+            except OSError as error:
+                raise ValueError(f"cannot resume from {str(path)!r}: {error}") from None
+            if not lines or json.loads(lines[0]) != header:
+                raise ValueError(f"{str(path)!r} is the journal of another match (game, "
+                                 "options, agents, seed and games must be the same)")
+            for line in lines[1:]:
+                try:
+                    entry = json.loads(line)
+                    done[tuple(entry["task"])] = (int(entry["seat"]),
+                                                  GameRecord.from_json(entry["record"]))
+                except (ValueError, KeyError, TypeError):
+                    break   # a line cut short by the interruption: play that game again
+            path.write_text("\n".join(lines[:1 + len(done)]) + "\n")
+        else:
+            path.write_text(json.dumps(header) + "\n")
+        return cls(path, done)
+
+    def add(self, key: tuple[int, ...], seat: int, record: GameRecord) -> None:
+        self.done[key] = (seat, record)
+        with self.path.open("a") as file:
+            file.write(json.dumps({"task": list(key), "seat": seat,
+                                   "record": record.to_json()}) + "\n")
 
 
 def _check_counts(n_games: int, seed: int, processes: int) -> None:
@@ -293,6 +361,26 @@ def _init_worker(game: Game, sources: Sequence[AgentSource], names: Sequence[str
                    keep_records=keep_records)
 
 
+def _init_pool_worker(*arguments: Any) -> None:
+    """A pool worker: ignores Ctrl-C (the parent stops the pool) and exits when orphaned."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+
+    def watch_parent() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch_parent, daemon=True).start()
+    _init_worker(*arguments)
+
+
+def _play_keyed(task: tuple[int, int, int, tuple[int, ...]]
+                ) -> tuple[tuple[int, ...], int, GameRecord]:
+    seat, record = _play_task(task)
+    return task[3], seat, record
+
+
 def _play_task(task: tuple[int, int, int, tuple[int, ...]]) -> tuple[int, GameRecord]:
     """Play one game; returns ``a``'s seat and the game's record."""
     i, j, k, key = task
@@ -308,18 +396,36 @@ def _play_task(task: tuple[int, int, int, tuple[int, ...]]) -> tuple[int, GameRe
 
 def _run(game: Game, sources: list[AgentSource], names: list[str],
          tasks: list[tuple[int, int, int, tuple[int, ...]]], seed: int, processes: int,
-         keep_records: bool) -> list[tuple[int, GameRecord]]:
+         keep_records: bool, journal: _Journal | None = None) -> list[tuple[int, GameRecord]]:
+    """Every task's ``(seat, record)`` in task order; finished games go to the journal."""
+    done = journal.done if journal is not None else {}
+    todo = [task for task in tasks if task[3] not in done]
+    for key, seat, record in _results(game, sources, names, todo, seed, processes,
+                                      keep_records):
+        if journal is not None:
+            journal.add(key, seat, record)
+        else:
+            done[key] = (seat, record)
+    return [done[task[3]] for task in tasks]
+
+
+def _results(game: Game, sources: list[AgentSource], names: list[str],
+             tasks: list[tuple[int, int, int, tuple[int, ...]]], seed: int, processes: int,
+             keep_records: bool) -> Iterator[tuple[tuple[int, ...], int, GameRecord]]:
+    """``(key, seat, record)`` of each task as it finishes."""
+    processes = pool_size(processes, len(tasks))
     if processes == 1:
         _init_worker(game, sources, names, seed, keep_records)
         try:
-            return [_play_task(task) for task in tasks]
+            yield from map(_play_keyed, tasks)
         finally:
             _WORKER.clear()
+        return
     context = multiprocessing.get_context("spawn")
-    chunksize = max(1, math.ceil(len(tasks) / (4 * processes)))
-    with context.Pool(processes, _init_worker,
+    chunksize = max(1, math.ceil(len(tasks) / (16 * processes)))
+    with context.Pool(processes, _init_pool_worker,
                       (game, sources, names, seed, keep_records)) as pool:
-        return pool.map(_play_task, tasks, chunksize=chunksize)
+        yield from pool.imap_unordered(_play_keyed, tasks, chunksize=chunksize)
 
 
 def _tally(name_a: str, name_b: str, results: Sequence[tuple[int, GameRecord]],
