@@ -278,7 +278,10 @@ class Tritoc(Game[TritocState]):
         layout: ``"ordered"`` (default), ``"magic"``, ``"random"`` (a random permutation per
             field, drawn by :meth:`initial_state`) or 81 numbers 3-11 (row-major).
         dice: ``"2d6"`` (default) or ``"equal"`` (sums 3-11 weight 3, 2 and 12 weight 1).
-        max_rerolls: automatic rerolls when a roll allows no action (default 3).
+        max_rerolls: automatic rerolls when a roll allows no action (default 3); any
+            integer >= 0, no upper bound: the roll law is computed in closed form, so its
+            cost does not grow with ``max_rerolls`` (exact fractions up to
+            :data:`EXACT_REROLLS`, floating point beyond, see :meth:`_distribution`).
         reward: ``"win_loss"`` (default: +1/-1/0 at the end) or ``"points"`` (+1 for each
             conquered field, +5 for the win, paid to the mover when earned).
         max_moves: default truncation limit in plies for environments (passes count).
