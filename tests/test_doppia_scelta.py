@@ -93,9 +93,8 @@ SCRIPTS = [
     ], ONGOING),
     # Mossa parzialmente bloccata 2: both robots on red in corners; each keeps turning
     # right in place until it faces the board, then moves.
-    ("partially blocked 2: turning while stuck", {}, pos(P2, "4,4,N", "0,4,W", "w"), [
-        ((RIGHT,), RIGHT, pos(P2, "4,4,E", "0,4,W", "b")),
-        ((RIGHT,), RIGHT, pos(P2, "4,4,E", "0,4,N", "w")),
+    # (Facing N on 4,4 or W on 0,4 would be impossible poses: no step leads there.)
+    ("partially blocked 2: turning while stuck", {}, pos(P2, "4,4,E", "0,4,N", "w"), [
         ((RIGHT,), RIGHT, pos(P2, "4,4,S", "0,4,N", "b")),
         ((RIGHT,), RIGHT, pos(P2, "4,4,S", "0,4,E", "w")),
         ((RIGHT,), RIGHT, pos(P2, "4,3,W", "0,4,E", "b")),       # unblocked: steps west
@@ -411,7 +410,9 @@ def test_actions_named():
     ({"setup": "placement"}, "setup='placement' is not allowed"),
     ({"fair": 1}, "fair=1 must be True or False"),
     ({"max_moves": 0}, "max_moves=0 must be an integer >= 1"),
-    ({"board": "YGRGYGGRYYRRGGYYYGGRGRYGR"}, "the five rows must be separated by '/'"),
+    ({"board": "YGRGYGGRYYRRGGYYYGGRGRYG"}, "expected five rows of five letters separated "
+                                            "by '/' or 25 letters in reading order"),
+    ({"board": "YGRGYGGRYYRRXGYYYGGRGRYGR"}, "cell 2,2 holds 'X'"),
     ({"board": "YGRGY/GGRYY/RRGGY/YYGGR"}, "expected five rows of five letters"),
     ({"board": "YGRGY/GGRYY/RRXGY/YYGGR/GRYGR"}, "cell 2,2 holds 'X'; use Y"),
     ({"board": "YGRGY/GGRYY/RR.GY/YYGGR/GRYGR"}, "cell 2,2 holds '.'"),
@@ -445,6 +446,11 @@ def test_bad_options(options, message):
     (pos(F1, "2,2,N", "-1,3,N", "w"), "Black robot '-1,3,N' is off the board; .* written "
                                       "'-1,0,N'"),
     (pos(F1, "-", "3,3,N", "w"), "fully colored, so both robots have entered"),
+    (pos(F1, "4,2,N", "3,3,N", "w"), "impossible: White's robot 4,2,N would have stepped in "
+                                     "from 5,2, off the board; .* entry pose 4,0,N"),
+    (pos(F1, "2,2,N", "1,0,E", "w"), "impossible: Black's robot 1,0,E would have stepped in "
+                                     "from 1,-1"),
+    (pos(F1, "2,2,N", "4,0,N", "w"), "impossible: Black's robot 4,0,N"),
     (pos("...../...../...../...../.....", "4,0,N", "4,4,N", "w"), "write both robots as '-'"),
     (pos("G..../...../...../...../.....", "-", "-", "w"), "colored cells: 1, so Black colors "
                                                           "next"),
@@ -460,6 +466,47 @@ def test_bad_options(options, message):
 def test_bad_position_strings(text, message):
     with pytest.raises(ValueError, match=message):
         DoppiaScelta().from_notation(text)
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_poses_no_play_reaches_are_refused(scheme):
+    """Per robot, 19 of the 100 on-board poses are refused: facing away from the edge it
+    stands on, except its entry pose; positions reached in play are all accepted."""
+    game = DoppiaScelta(scheme=scheme)
+    gates = " ".join(SCHEMES[scheme])
+    names = [f"{r},{c},{d}" for r in range(5) for c in range(5) for d in "NESW"]
+    entry = [game.to_notation(game.opening(F1)).split(" ")[k] for k in (1, 2)]
+    reached: list[set[str]] = [set(), set()]
+    for board in (F1, P1, "GRYGR/RYGYG/YGRRY/GYYRG/RGGYY"):
+        for state in solve_board(game, board).states:
+            text = game.to_notation(state)
+            assert game.from_notation(text) == state
+            reached[0].add(text.split(" ")[1])
+            reached[1].add(text.split(" ")[2])
+    for player in (WHITE, BLACK):
+        refused = set()
+        for name in names:
+            robots = [name, entry[1]] if player == WHITE else [entry[0], name]
+            try:
+                game.from_notation(pos(F1, *robots, "wb"[1 - player], gates))
+            except ValueError as error:
+                assert "impossible" in str(error)
+                refused.add(name)
+        assert len(refused) == 19
+        assert entry[player] not in refused
+        assert not refused & reached[player]
+        assert all(int(n[0]) in (0, 4) or int(n[2]) in (0, 4) for n in refused)
+
+
+def test_flat_board_option_gives_the_same_game():
+    rows = "YGRGY/GGRYY/RRGGY/YYGGR/GRYGR"
+    flat, split = DoppiaScelta(board=rows.replace("/", "")), DoppiaScelta(board=rows)
+    assert flat.initial_state(None) == split.initial_state(None)
+    assert flat.to_notation(flat.initial_state(None)) == split.to_notation(
+        split.initial_state(None))
+    env = doppia_scelta_v0.env(board=rows.replace("/", ""))
+    env.reset(seed=0)
+    assert env.unwrapped.position.split(" ")[0] == rows
 
 
 # ----- environment ---------------------------------------------------------------------

@@ -35,7 +35,8 @@ theirs; 21 uncolored cell; 22 coloring phase (constant). Before the opening the 
 planes show the entry cells and inward facing.
 
 Board strings (the ``board`` option and the first field of a position string) are the five
-rows top to bottom separated by ``/``, e.g. ``YGRGY/GGRYY/RRGGY/YYGGR/GRYGR``.
+rows top to bottom separated by ``/``, e.g. ``YGRGY/GGRYY/RRGGY/YYGGR/GRYGR``; the ``board``
+option also takes the 25 letters in reading order, ``YGRGYGGRYYRRGGYYYGGRGRYGR``.
 """
 
 from __future__ import annotations
@@ -161,27 +162,31 @@ def parse_gate(text: Any) -> int:
     return pose
 
 
-def parse_board(text: Any, allow_uncolored: bool = False) -> str:
+def parse_board(text: Any, allow_uncolored: bool = False, allow_flat: bool = False) -> str:
     """The 25 cell letters (row-major) of a board string such as ``YGRGY/GGRYY/...``.
 
     Args:
         text: Five rows of five letters ``Y`` ``G`` ``R`` (``.`` uncolored), top to bottom,
             separated by ``/``.
         allow_uncolored: accept ``.`` (positions of the coloring phase).
+        allow_flat: also accept the 25 letters in reading order without ``/`` (the
+            ``board`` option; position strings always separate the rows).
 
     Raises:
         ValueError: saying what is wrong and where.
     """
     allowed = COLORS + UNCOLORED if allow_uncolored else COLORS
+    forms = "five rows of five letters separated by '/'" + (
+        " or 25 letters in reading order" if allow_flat else "")
     if not isinstance(text, str):
-        raise ValueError(f"board {brief(text)} must be a string of five rows of five letters "
-                         f"separated by '/', e.g. {EXAMPLE_BOARD!r}")
-    rows = text.split("/")
+        raise ValueError(f"board {brief(text)} must be a string of {forms}, "
+                         f"e.g. {EXAMPLE_BOARD!r}")
+    flat = allow_flat and len(text) == CELLS and "/" not in text
+    rows = [text[r * SIZE:(r + 1) * SIZE] for r in range(SIZE)] if flat else text.split("/")
     if len(rows) != SIZE or any(len(row) != SIZE for row in rows):
         hint = (" (the five rows must be separated by '/')"
                 if len(text) == CELLS and "/" not in text else "")
-        raise ValueError(f"board {brief(text)}: expected five rows of five letters separated by "
-                         f"'/', e.g. {EXAMPLE_BOARD!r}{hint}")
+        raise ValueError(f"board {brief(text)}: expected {forms}, e.g. {EXAMPLE_BOARD!r}{hint}")
     for r, row in enumerate(rows):
         for c, ch in enumerate(row):
             if ch not in allowed:
@@ -226,11 +231,11 @@ def codycolor_path(board: str, start: str, goal: str) -> CodyColorPath:
     reaches an uncolored cell.
 
     Args:
-        board: Board string (``/``-separated rows; ``.`` cells allowed).
+        board: Board string (``/``-separated rows or 25 letters; ``.`` cells allowed).
         start: Start gate ``r,c,D``.
         goal: Goal gate ``r,c,D``.
     """
-    colors = parse_board(board, allow_uncolored=True)
+    colors = parse_board(board, allow_uncolored=True, allow_flat=True)
     goal_pose = parse_gate(goal)
     visited: list[int] = []
     end, pose = _trace(colors, parse_gate(start) ^ 2, visited)
@@ -306,7 +311,8 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
             goal -- instead of a scheme (``scheme`` must then stay at its default).
         setup: ``"random"`` (default): a uniformly random board without a CodyColor path
             for either robot; ``"coloring"``: the players color the board first.
-        board: A fixed board string (``/``-separated rows of ``Y G R``), no CodyColor path.
+        board: A fixed board without a CodyColor path: five ``/``-separated rows of
+            ``Y G R`` or the 25 letters in reading order.
         fair: With random boards, redraw until the board is a draw under perfect play.
         max_moves: Truncation limit in plies for environments (coloring plies count).
     """
@@ -388,7 +394,7 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
         return None
 
     def _check_board(self, text: str, what: str) -> str:
-        colors = parse_board(text)
+        colors = parse_board(text, allow_flat=True)
         owner = self.path_owner(colors)
         if owner is not None:
             raise ValueError(f"{what} {brief(text)}: {PLAYER_NAMES[owner]} has a CodyColor path "
@@ -701,12 +707,32 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
                              "facing N/E/S/W) or '-' before it enters")
         r, c = int(parts[0]), int(parts[1])
         if 0 <= r < SIZE and 0 <= c < SIZE:
-            return (r * SIZE + c) << 2 | DIRECTIONS.index(parts[2])
+            pose = (r * SIZE + c) << 2 | DIRECTIONS.index(parts[2])
+            self._check_pose(pose, player, where)
+            return pose
         if text == self._beyond_goal(player):
             return EXITED
         raise ValueError(f"{where}: {name} robot {brief(text)} is off the board; a robot leaves "
                          f"the board only through its goal gate {self.gates[2 * player + 1]}, "
                          f"written {self._beyond_goal(player)!r} once it has left")
+
+    def _check_pose(self, pose: int, player: int, where: str) -> None:
+        """Refuse an on-board pose that no play reaches.
+
+        A robot faces the way it last stepped, or the border after a turn that could not
+        proceed, or inward on its entry pose before its first move. Facing away from an edge
+        it stands on (e.g. ``4,c,N``), it came from off the board: only its entry pose does.
+        """
+        r, c = divmod(pose >> 2, SIZE)
+        dr, dc = DELTAS[pose & 3]
+        if 0 <= r - dr < SIZE and 0 <= c - dc < SIZE or pose == self._entry[player]:
+            return
+        name = PLAYER_NAMES[player]
+        raise ValueError(f"{where} is impossible: {name}'s robot {_pose_name(pose)} would have "
+                         f"stepped in from {r - dr},{c - dc}, off the board; facing "
+                         f"{DIRECTIONS[pose & 3]} on that edge cell only the entry pose "
+                         f"{_pose_name(self._entry[player])} (start gate "
+                         f"{self.gates[2 * player]}) is possible")
 
     # ----- pictures ------------------------------------------------------------------
     def _status(self, state: DoppiaSceltaState) -> tuple[str, str]:
