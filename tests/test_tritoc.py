@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from tris_envs import IllegalActionError, tritoc_v0
 from tris_envs.core import CHANCE, TERMINAL
 from tris_envs.games.tritoc import (
+    ALL_PLAYABLE,
     DRAW,
     MAGIC,
     MUST_PASS,
@@ -27,12 +28,10 @@ from tris_envs.games.tritoc import (
 
 from checks import (
     action_paths,
-    check_pickle_midgame,
     check_state_invariants,
     follow_path,
     fuzz_env,
     random_playouts,
-    run_pettingzoo_tests,
 )
 
 EMPTY = "."
@@ -639,6 +638,10 @@ def test_bad_options(options, message):
     (E(passes=4), "4 consecutive passes end the game: the roll must be '-'"),
     (E(roll="12"), "roll 12 is impossible: it allows White no action"),
     (E(board(stones={(0, 0): "B", (0, 3): "W"}), roll="p"), "roll 'p' is impossible"),
+    (E(CONQUEST, passes=1), "1 consecutive passes are impossible: .* every roll allows "
+                            "either player an action"),
+    (E(CONQUEST, "b", passes=3), "3 consecutive passes are impossible"),
+    (E(CONQUEST, "b", "-", passes=4), "4 consecutive passes are impossible"),
     (42, "expected '<rows>"),
 ])
 def test_bad_position_strings(text, message):
@@ -684,10 +687,6 @@ def test_raw_env_raises_and_wrapped_env_loses():
 
 
 # ----- suites, fuzzing, properties ---------------------------------------------------------------
-@pytest.mark.parametrize("options", OPTION_SETS, ids=[str(i) for i in range(len(OPTION_SETS))])
-def test_pettingzoo_suite(options):
-    run_pettingzoo_tests(tritoc_v0, options, cycles=200)
-
 
 @pytest.mark.parametrize("options", OPTION_SETS, ids=[str(i) for i in range(len(OPTION_SETS))])
 def test_fuzz(options):
@@ -697,9 +696,6 @@ def test_fuzz(options):
     assert all(game.is_terminal(s) for s in finals)
     assert {s.result for s in finals} >= {0, 1}
 
-
-def test_pickle_and_deepcopy_midgame():
-    check_pickle_midgame(tritoc_v0, {"layout": "random"}, plies=20, seed=5)
 
 
 # action_paths() draws mostly short paths; a game lasts ~70 plies (~140 states with the
@@ -743,3 +739,24 @@ def test_any_number_of_rerolls_costs_the_same_and_keeps_the_law(rerolls):
     assert outcomes.get(MUST_PASS, 0.0) == pytest.approx(q ** (rerolls + 1), abs=1e-12)
     assert all(p > 0 for p in outcomes.values())
     assert sum(outcomes.values()) == pytest.approx(1.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("rows, allowed", [
+    (EMPTY_BOARD, True),                                     # no stone to remove: 2, 12
+    (board(stones={(0, 0): "W"}), True),                     # no Black stone: 12 for White
+    (board(stones={(0, 0): "W", (8, 8): "B"}), False),       # every roll playable for both
+    (CONQUEST, False),
+    (ALL_CONQUERED, True),
+])
+def test_passes_only_where_a_roll_can_be_unplayable(rows, allowed):
+    """A pass leaves the board unchanged, so passes > 0 need a roll unplayable on it."""
+    game = Tritoc()
+    for side in "wb":
+        assert (game.playable(game.from_notation(E(rows, side))) != ALL_PLAYABLE) == allowed
+        for passes in (1, 2, 3):
+            text = E(rows, side, passes=passes)
+            if allowed:
+                assert game.to_notation(game.from_notation(text)) == text
+            else:
+                with pytest.raises(ValueError, match="consecutive passes are impossible"):
+                    game.from_notation(text)

@@ -573,6 +573,18 @@ class Tritoc(Game[TritocState]):
 
         ``<roll>``: ``2``-``12``, ``p`` (must pass), ``?`` (dice not rolled yet: a chance
         node) or ``-`` (the game is over). Without ``<layout>`` the layout is ``ordered``.
+
+        Besides the syntax, the checks are exact but local: no field with lines of both
+        colors, a field with a line is full of its color, at most one winner and not the
+        player to move, a ``-`` roll exactly when the game is over, a roll ``2``-``12`` that
+        allows an action and ``p`` only when some roll allows none. Passes > 0 need a board
+        where some roll allows no action: the passes left the board unchanged, and a roll
+        is unplayable for one player exactly when one is for the other (2 and 12 swap).
+        Not checked: whether the stones can be reached by play at all (stone counts, the
+        order of conquests, stones removed by 2 and 12).
+
+        Raises:
+            ValueError: saying what is malformed or impossible.
         """
         def fail(why: str) -> ValueError:
             return ValueError(f"Tritoc position {brief(text)}: {why}")
@@ -649,6 +661,9 @@ class Tritoc(Game[TritocState]):
                 raise fail(f"{COLOR_NAMES[winner]} has won (three conquered fields in a row): "
                            "the roll must be '-' and the passes 0")
             return state._replace(result=winner)
+        if passes and self.playable(state) == ALL_PLAYABLE:
+            raise fail(f"{passes} consecutive passes are impossible: passes leave the board as "
+                       "it is, and on this board every roll allows either player an action")
         if passes == DRAW_PASSES:
             if roll != NO_ROLL:
                 raise fail("4 consecutive passes end the game: the roll must be '-'")
