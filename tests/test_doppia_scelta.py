@@ -28,11 +28,9 @@ from tris_envs.games.doppia_scelta import (
 
 from checks import (
     action_paths,
-    check_pickle_midgame,
     follow_path,
     fuzz_env,
     random_playouts,
-    run_pettingzoo_tests,
 )
 
 LEFT, STRAIGHT, RIGHT = 0, 1, 2
@@ -514,10 +512,6 @@ OPTION_SETS = [{"scheme": s, "setup": setup} for s in SCHEMES for setup in ("ran
                                                                              "coloring")]
 
 
-@pytest.mark.parametrize("options", OPTION_SETS, ids=str)
-def test_pettingzoo_suite(options):
-    run_pettingzoo_tests(doppia_scelta_v0, options, cycles=150)
-
 
 def check_doppia_invariants(game: DoppiaScelta, state: DoppiaSceltaState) -> None:
     """Reachable states: no CodyColor path; phase and robots agree; planes match."""
@@ -558,9 +552,6 @@ def test_property_paths_in_the_coloring_phase(path):
     for before, after in zip(states, states[1:]):
         assert before.colors.count(".") - after.colors.count(".") in (0, 1)
 
-
-def test_pickle_and_deepcopy_midgame():
-    check_pickle_midgame(doppia_scelta_v0, {"setup": "coloring"}, plies=30, seed=5)
 
 
 def test_truncation_after_max_moves():

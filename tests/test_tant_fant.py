@@ -10,7 +10,7 @@ from tris_envs import IllegalActionError, tant_fant_v0
 from tris_envs.core import TERMINAL, solve
 from tris_envs.games.tant_fant import DRAW, NEIGHBOURS, ONGOING, POINT_NAMES, TantFant
 
-from checks import check_pickle_midgame, fuzz_env, random_playouts, run_pettingzoo_tests
+from checks import fuzz_env, random_playouts
 
 START = "BBB/.../WWW w"
 ALL_OPTIONS = [
@@ -258,10 +258,6 @@ def test_observation_planes():
     assert obs[:, :, 3].tolist() == [[1, 1, 1], [0, 0, 0], [0, 0, 0]]
 
 
-@pytest.mark.parametrize("options", ALL_OPTIONS, ids=str)
-def test_pettingzoo_suite(options):
-    run_pettingzoo_tests(tant_fant_v0, options)
-
 
 @pytest.mark.parametrize("options", ALL_OPTIONS, ids=str)
 def test_fuzz(options):
@@ -270,9 +266,6 @@ def test_fuzz(options):
                              notation_complete=not options["repetition_draw"])
     assert any(s.result != ONGOING for s in finals)
 
-
-def test_pickle_and_deepcopy_midgame():
-    check_pickle_midgame(tant_fant_v0, {"repetition_draw": True}, plies=6, seed=5)
 
 
 def test_ansi_render():

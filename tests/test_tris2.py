@@ -17,12 +17,10 @@ from tris_envs.games.tris2 import DRAW, ONGOING, ORIENTATIONS, SETUP_TOPS, Tris2
 
 from checks import (
     action_paths,
-    check_pickle_midgame,
     check_state_invariants,
     follow_path,
     fuzz_env,
     random_playouts,
-    run_pettingzoo_tests,
 )
 
 # ----- a deliberately simple reference implementation of SPEC section 5 ---------------
@@ -681,18 +679,11 @@ def test_picture_marks_the_last_die():
 OPTION_SETS = [{}, {"setup": "placement"}, {"max_side": 4}]
 
 
-@pytest.mark.parametrize("options", OPTION_SETS, ids=str)
-def test_pettingzoo_suite(options):
-    run_pettingzoo_tests(tris2_v0, options)
-
 
 @pytest.mark.parametrize("options", OPTION_SETS, ids=str)
 def test_fuzz_env(options):
     fuzz_env(tris2_v0, options, n_games=1000, seed=11)
 
-
-def test_pickle_and_deepcopy_midgame():
-    check_pickle_midgame(tris2_v0, {"setup": "placement"}, plies=12, seed=5)
 
 
 def test_truncation_after_max_moves():
