@@ -192,7 +192,7 @@ class MCTSAgent:
         self.evaluator = evaluator
         self.root_noise = root_noise
         self.last_simulations = 0
-        self._game: Game | None = None
+        self._game: Game
         self._rollout_plies = 0
         self._uniforms: list[float] = []
         self._next = 0
@@ -230,8 +230,9 @@ class MCTSAgent:
             if deadline is not None and count and time.perf_counter() >= deadline:
                 break
             path, returns = self.select_leaf(root)
-            if returns is None:
+            if returns is None and self.evaluator is not None:
                 returns = self.expand(path[-1], self.evaluator.evaluate(game, [path[-1].state])[0])
+            assert returns is not None  # select_leaf waits for an evaluator only with one
             self.backup(path, returns)
             count += 1
         self.last_simulations = count
@@ -304,6 +305,7 @@ class MCTSAgent:
         node = root
         path = [root]
         evaluated = self.evaluator is not None
+        ret: tuple[float, float] | None
         while True:
             if node.proven is not None:
                 ret = _PROVEN_RETURNS[node.owner][node.proven]
@@ -419,6 +421,7 @@ class MCTSAgent:
             score = child.total / visits + c / sqrt(visits)
             if score > best_score:
                 best, best_score = child, score
+        assert best is not None  # an unproven node has a child not proven lost
         return best
 
     def _prove(self, node: MCTSNode) -> bool:

@@ -156,9 +156,10 @@ def save(network: Network, path: str | Path) -> Path:
     header = {"format": FORMAT, "game": network.config.game,
               "options": network.config.options, "width": network.config.width,
               "blocks": network.config.blocks}
+    arrays: dict[str, Any] = {"__config__": np.array(json.dumps(header, default=repr)),
+                              **network.weights}
     with path.open("wb") as file:
-        np.savez_compressed(file, __config__=np.array(json.dumps(header, default=repr)),
-                            **network.weights)
+        np.savez_compressed(file, **arrays)
     return path
 
 

@@ -38,6 +38,7 @@ class TorchNetwork(nn.Module):
             torch.from_numpy(np.array(value))) for name, value in source.weights.items()})
         height, width, _ = game.info.observation_shape
         index = game_spec(config.game).policy.index(game.info.num_actions, height, width)
+        self.index: torch.Tensor
         self.register_buffer("index", torch.tensor(index, dtype=torch.long))
 
     def _w(self, name: str) -> torch.Tensor:

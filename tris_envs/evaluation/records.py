@@ -100,7 +100,8 @@ def play_recorded(game: Game, agents: Sequence[Agent], rng: np.random.Generator,
     while True:
         actor = game.current_player(state)
         if actor == TERMINAL:
-            rec.returns = tuple(float(r) for r in game.returns(state))
+            first, second = game.returns(state)
+            rec.returns = (float(first), float(second))
             break
         if actor == CHANCE:
             action = sample_outcome(game.chance_outcomes(state), rng.random())
