@@ -21,6 +21,9 @@ on an empty hole with that number, 12 removes an opponent stone and 2 an own sto
 outside conquered fields), "must pass" allows only the pass (action 81). Three own stones in
 a row inside a field conquer it (all its holes become the conqueror's); three conquered fields
 in a row win; the fourth consecutive pass draws.
+
+Position strings live in :mod:`tris_envs.games.tritoc_notation`, text and pictures in
+:mod:`tris_envs.games.tritoc_drawing`; the :class:`Tritoc` methods delegate to them.
 """
 
 from __future__ import annotations
@@ -31,16 +34,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tris_envs.core.drawing import (
-    BACKGROUND,
-    BLACK_STONE,
-    HIGHLIGHT,
-    INK,
-    WHITE_STONE,
-    Canvas,
-    draw_stone,
-)
-from tris_envs.core.errors import brief
+from tris_envs.core.drawing import Canvas
 from tris_envs.core.game import CHANCE, TERMINAL, Game, GameInfo
 from tris_envs.core.options import check_choice, check_int
 
@@ -267,8 +261,14 @@ class TritocState(NamedTuple):
     gained: int = 0
 
 
-def _has_field_line(fields: int) -> bool:
+def has_field_line(fields: int) -> bool:
+    """Whether the 9-bit mask of conquered ``fields`` holds three in a row (a win)."""
     return any(fields & m == m for m in FIELD_LINE_MASKS)
+
+
+def stone_letter(state: TritocState, h: int, empty: str) -> str:
+    """``W`` or ``B`` for the stone on hole ``h``, ``empty`` when there is none."""
+    return "W" if state.white >> h & 1 else "B" if state.black >> h & 1 else empty
 
 
 class Tritoc(Game[TritocState]):
@@ -556,17 +556,10 @@ class Tritoc(Game[TritocState]):
         """The hole ``r,c`` (place or remove, as the roll says) or ``pass``."""
         return "pass" if action == PASS else f"{action // 9},{action % 9}"
 
-    def _cell(self, state: TritocState, h: int, empty: str) -> str:
-        return "W" if state.white >> h & 1 else "B" if state.black >> h & 1 else empty
-
     def to_notation(self, state: TritocState) -> str:
-        rows = "/".join("".join(self._cell(state, r * 9 + c, ".") for c in range(9))
-                        for r in range(9))
-        roll = {NO_ROLL: "-", PENDING: "?", MUST_PASS: "p"}.get(state.roll, str(state.roll))
-        text = f"{rows} {'wb'[state.to_move]} {roll} {state.passes}"
-        if state.layout != ORDERED:
-            text += f" {state.layout.text}"
-        return text
+        from tris_envs.games.tritoc_notation import to_notation
+
+        return to_notation(state)
 
     def from_notation(self, text: str) -> TritocState:
         """Parse ``<rows> <w|b> <roll> <passes> [<layout>]``.
@@ -586,164 +579,19 @@ class Tritoc(Game[TritocState]):
         Raises:
             ValueError: saying what is malformed or impossible.
         """
-        def fail(why: str) -> ValueError:
-            return ValueError(f"Tritoc position {brief(text)}: {why}")
+        from tris_envs.games.tritoc_notation import from_notation
 
-        fields = text.split(" ") if isinstance(text, str) else []
-        if len(fields) not in (4, 5):
-            raise fail("expected '<rows> <w|b> <roll> <passes> [<layout>]', e.g. "
-                       "'" + "/".join(["." * 9] * 9) + " w ? 0'")
-        board, side, roll_text, passes_text = fields[:4]
-        rows = board.split("/")
-        if len(rows) != 9:
-            raise fail(f"board {brief(board)} has {len(rows)} rows; it must be 9 rows of 9 "
-                       "characters separated by '/'")
-        for r, row in enumerate(rows):
-            if len(row) != 9:
-                raise fail(f"row {r} {row!r} has {len(row)} characters; each row has 9")
-        white = black = 0
-        for r, row in enumerate(rows):
-            for c, ch in enumerate(row):
-                if ch == "W":
-                    white |= 1 << (r * 9 + c)
-                elif ch == "B":
-                    black |= 1 << (r * 9 + c)
-                elif ch != ".":
-                    raise fail(f"hole {hole_name(r * 9 + c)} holds {ch!r}; use 'W', 'B' or '.'")
-        if side not in ("w", "b"):
-            raise fail(f"side to move {brief(side)} must be 'w' or 'b'")
-        to_move = "wb".index(side)
-        specials = {"-": NO_ROLL, "?": PENDING, "p": MUST_PASS}
-        if roll_text in specials:
-            roll = specials[roll_text]
-        elif roll_text in tuple(map(str, SUMS)):
-            roll = int(roll_text)
-        else:
-            raise fail(f"roll {brief(roll_text)} must be a sum 2-12, 'p' (must pass), '?' (not "
-                       "rolled yet) or '-' (game over)")
-        if passes_text not in ("0", "1", "2", "3", "4"):
-            raise fail(f"passes {brief(passes_text)} must be 0-4 (consecutive passes so far)")
-        passes = int(passes_text)
-        layout = ORDERED
-        if len(fields) == 5:
-            code = fields[4]
-            if len(code) != 81 or any(ch not in LAYOUT_CHARS for ch in code):
-                raise fail(f"layout {code!r} must be 81 characters '3'-'9', 'a' (10), 'b' (11)")
-            numbers = check_layout([LAYOUT_CHARS.index(ch) + 3 for ch in code],
-                                   f"Tritoc position {brief(text)}: layout")
-            layout = MAGIC if numbers == MAGIC.numbers else Layout(numbers)
-        conquered = [0, 0]
-        for f, mask in enumerate(FIELD_MASKS):
-            lines = [any(stones & line == line for line in HOLE_LINE_MASKS[f])
-                     for stones in (white, black)]
-            if all(lines):
-                raise fail(f"field {f} holds a White and a Black line; the first line "
-                           "conquers a field")
-            for color, stones in ((WHITE, white), (BLACK, black)):
-                if lines[color]:
-                    if stones & mask != mask:
-                        raise fail(f"field {f} holds a {COLOR_NAMES[color]} line but is not "
-                                   f"filled with {COLOR_NAMES[color]} stones; a conquered "
-                                   "field is full")
-                    conquered[color] |= 1 << f
-        winners = [_has_field_line(fm) for fm in conquered]
-        state = TritocState(white, black, conquered[WHITE], conquered[BLACK], to_move, roll,
-                            passes, layout)
-        if all(winners):
-            raise fail("both players have three conquered fields in a row; the first such "
-                       "line ends the game")
-        if any(winners):
-            winner = winners.index(True)
-            if winner == to_move:
-                raise fail(f"{COLOR_NAMES[winner]}, to move, already has three conquered "
-                           "fields in a row (the winner made the last move)")
-            if roll != NO_ROLL or passes:
-                raise fail(f"{COLOR_NAMES[winner]} has won (three conquered fields in a row): "
-                           "the roll must be '-' and the passes 0")
-            return state._replace(result=winner)
-        if passes and self.playable(state) == ALL_PLAYABLE:
-            raise fail(f"{passes} consecutive passes are impossible: passes leave the board as "
-                       "it is, and on this board every roll allows either player an action")
-        if passes == DRAW_PASSES:
-            if roll != NO_ROLL:
-                raise fail("4 consecutive passes end the game: the roll must be '-'")
-            return state._replace(result=DRAW)
-        if roll == NO_ROLL:
-            raise fail("roll '-' marks a finished game, but nobody has won and there were "
-                       "fewer than 4 consecutive passes")
-        key = self.playable(state)
-        if roll >= 2 and not key >> roll & 1:
-            raise fail(f"roll {roll} is impossible: it allows {COLOR_NAMES[to_move]} no "
-                       "action, so the dice would have been rolled again")
-        if roll == MUST_PASS and key == ALL_PLAYABLE:
-            raise fail(f"roll 'p' is impossible: every roll allows {COLOR_NAMES[to_move]} "
-                       "an action")
-        return state
-
-    def _status(self, state: TritocState) -> str:
-        color = COLOR_NAMES[state.to_move]
-        if state.result == DRAW:
-            return "Draw (four consecutive passes)"
-        if state.result != ONGOING:
-            return f"{COLOR_NAMES[state.result]} wins (three conquered fields in a row)"
-        if state.roll == PENDING:
-            return f"{color} to roll"
-        if state.roll == MUST_PASS:
-            return f"{color} must pass (no roll allowed an action)"
-        if state.roll == 12:
-            return f"{color} rolled 12: remove a {COLOR_NAMES[1 - state.to_move]} stone"
-        if state.roll == 2:
-            return f"{color} rolled 2: remove a {color} stone"
-        return f"{color} rolled {state.roll}: place on an empty {state.roll}"
+        return from_notation(self, text)
 
     def render_text(self, state: TritocState) -> str:
-        numbers = state.layout.numbers
-        lines = ["    " + "  ".join("".join(f"{c:>3}" for c in range(b, b + 3))
-                               for b in (0, 3, 6)),
-                 "   ┌" + "┬".join(["─" * 10] * 3) + "┐"]
-        for r in range(9):
-            if r and r % 3 == 0:
-                lines.append("   ├" + "┼".join(["─" * 10] * 3) + "┤")
-            blocks = ("".join(f"{self._cell(state, r * 9 + c, str(numbers[r * 9 + c])):>3}"
-                              for c in range(b, b + 3)) + " " for b in (0, 3, 6))
-            lines.append(f"{r:>2} │" + "│".join(blocks) + "│")
-        lines.append("   └" + "┴".join(["─" * 10] * 3) + "┘")
-        white, black = self.scores(state)
-        lines.append(f"W = White (player_0) {white} pts, B = Black (player_1) {black} pts; "
-                     f"passes {state.passes}")
-        lines.append(self._status(state))
-        return "\n".join(lines)
+        from tris_envs.games.tritoc_drawing import render_text
+
+        return render_text(state, self.scores(state))
 
     def picture_size(self, state: TritocState) -> tuple[int, int]:
         return (460, 510)
 
     def draw(self, state: TritocState, canvas: Canvas) -> None:
-        canvas.fill(BACKGROUND)
-        margin, cell = 14.0, (canvas.width - 28.0) / 9
-        tint = ((250, 236, 200), (150, 140, 125))
-        for f in range(9):
-            for color, fields in ((WHITE, state.white_fields), (BLACK, state.black_fields)):
-                if fields >> f & 1:
-                    canvas.rect(margin + f % 3 * 3 * cell, margin + f // 3 * 3 * cell,
-                                3 * cell, 3 * cell, tint[color])
-        for k in range(10):
-            width = 4 if k % 3 == 0 else 1
-            pos = margin + k * cell
-            canvas.line((margin, pos), (margin + 9 * cell, pos), INK, width)
-            canvas.line((pos, margin), (pos, margin + 9 * cell), INK, width)
-        targets = self._targets(state, state.roll) if state.roll >= 2 else 0
-        for h in range(81):
-            cx, cy = margin + (h % 9 + 0.5) * cell, margin + (h // 9 + 0.5) * cell
-            if targets >> h & 1:        # where the roll lets the player act
-                canvas.circle(cx, cy, cell * 0.46, HIGHLIGHT, width=3)
-            if state.white >> h & 1:
-                draw_stone(canvas, cx, cy, cell * 0.38, WHITE_STONE)
-            elif state.black >> h & 1:
-                draw_stone(canvas, cx, cy, cell * 0.38, BLACK_STONE)
-            else:
-                canvas.circle(cx, cy, cell * 0.36, INK, width=1)
-                canvas.text(str(state.layout.numbers[h]), cx, cy, int(cell * 0.45), INK)
-        y = margin + 9 * cell + (canvas.height - margin - 9 * cell) / 2
-        if state.result == ONGOING:
-            draw_stone(canvas, margin + 12, y, 10, (WHITE_STONE, BLACK_STONE)[state.to_move])
-        canvas.text(self._status(state), canvas.width / 2 + 10, y, 22, INK)
+        from tris_envs.games.tritoc_drawing import draw
+
+        draw(state, canvas, self._targets(state, state.roll) if state.roll >= 2 else 0)

@@ -1,0 +1,94 @@
+"""Tritoc as text and as a picture: the board, the stones, the conquered fields, the roll."""
+
+from __future__ import annotations
+
+from tris_envs.core.drawing import (
+    BACKGROUND,
+    BLACK_STONE,
+    HIGHLIGHT,
+    INK,
+    WHITE_STONE,
+    Canvas,
+    draw_stone,
+)
+from tris_envs.games.tritoc import (
+    BLACK,
+    COLOR_NAMES,
+    DRAW,
+    MUST_PASS,
+    ONGOING,
+    PENDING,
+    WHITE,
+    TritocState,
+    stone_letter,
+)
+
+
+def status(state: TritocState) -> str:
+    """One line: the result, or who rolls or acts and what the roll allows."""
+    color = COLOR_NAMES[state.to_move]
+    if state.result == DRAW:
+        return "Draw (four consecutive passes)"
+    if state.result != ONGOING:
+        return f"{COLOR_NAMES[state.result]} wins (three conquered fields in a row)"
+    if state.roll == PENDING:
+        return f"{color} to roll"
+    if state.roll == MUST_PASS:
+        return f"{color} must pass (no roll allowed an action)"
+    if state.roll == 12:
+        return f"{color} rolled 12: remove a {COLOR_NAMES[1 - state.to_move]} stone"
+    if state.roll == 2:
+        return f"{color} rolled 2: remove a {color} stone"
+    return f"{color} rolled {state.roll}: place on an empty {state.roll}"
+
+
+def render_text(state: TritocState, scores: tuple[int, int]) -> str:
+    """The board with hole numbers on empty holes, the players' ``scores`` and the status."""
+    numbers = state.layout.numbers
+    lines = ["    " + "  ".join("".join(f"{c:>3}" for c in range(b, b + 3))
+                           for b in (0, 3, 6)),
+             "   ┌" + "┬".join(["─" * 10] * 3) + "┐"]
+    for r in range(9):
+        if r and r % 3 == 0:
+            lines.append("   ├" + "┼".join(["─" * 10] * 3) + "┤")
+        blocks = ("".join(f"{stone_letter(state, r * 9 + c, str(numbers[r * 9 + c])):>3}"
+                          for c in range(b, b + 3)) + " " for b in (0, 3, 6))
+        lines.append(f"{r:>2} │" + "│".join(blocks) + "│")
+    lines.append("   └" + "┴".join(["─" * 10] * 3) + "┘")
+    white, black = scores
+    lines.append(f"W = White (player_0) {white} pts, B = Black (player_1) {black} pts; "
+                 f"passes {state.passes}")
+    lines.append(status(state))
+    return "\n".join(lines)
+
+
+def draw(state: TritocState, canvas: Canvas, targets: int) -> None:
+    """Paint ``state``; ``targets`` (81-bit mask) are the holes where the roll allows acting."""
+    canvas.fill(BACKGROUND)
+    margin, cell = 14.0, (canvas.width - 28.0) / 9
+    tint = ((250, 236, 200), (150, 140, 125))
+    for f in range(9):
+        for color, fields in ((WHITE, state.white_fields), (BLACK, state.black_fields)):
+            if fields >> f & 1:
+                canvas.rect(margin + f % 3 * 3 * cell, margin + f // 3 * 3 * cell,
+                            3 * cell, 3 * cell, tint[color])
+    for k in range(10):
+        width = 4 if k % 3 == 0 else 1
+        pos = margin + k * cell
+        canvas.line((margin, pos), (margin + 9 * cell, pos), INK, width)
+        canvas.line((pos, margin), (pos, margin + 9 * cell), INK, width)
+    for h in range(81):
+        cx, cy = margin + (h % 9 + 0.5) * cell, margin + (h // 9 + 0.5) * cell
+        if targets >> h & 1:
+            canvas.circle(cx, cy, cell * 0.46, HIGHLIGHT, width=3)
+        if state.white >> h & 1:
+            draw_stone(canvas, cx, cy, cell * 0.38, WHITE_STONE)
+        elif state.black >> h & 1:
+            draw_stone(canvas, cx, cy, cell * 0.38, BLACK_STONE)
+        else:
+            canvas.circle(cx, cy, cell * 0.36, INK, width=1)
+            canvas.text(str(state.layout.numbers[h]), cx, cy, int(cell * 0.45), INK)
+    y = margin + 9 * cell + (canvas.height - margin - 9 * cell) / 2
+    if state.result == ONGOING:
+        draw_stone(canvas, margin + 12, y, 10, (WHITE_STONE, BLACK_STONE)[state.to_move])
+    canvas.text(status(state), canvas.width / 2 + 10, y, 22, INK)
