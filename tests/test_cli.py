@@ -250,3 +250,16 @@ def test_sigterm_stops_the_workers_with_the_parent(tmp_path):
     alive = [w for w in workers if os.path.exists(f"/proc/{w}")
              and open(f"/proc/{w}/stat").read().split()[2] != "Z"]
     assert not alive
+
+
+def test_eval_metrics_report_blunders_per_agent(capsys):
+    assert main(["eval", "tris2", "greedy", "random", "--games", "4", "--metrics",
+                 "--option", "max_moves=60"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^greedy: \d+ moves, blunder rate 0\.00% \(0\), missed-win rate", out,
+                     re.MULTILINE)
+    assert re.search(r"^random: \d+ moves, blunder rate [1-9]", out, re.MULTILINE)
+    with pytest.raises(SystemExit) as exit_:
+        main(["eval", "tritoc", "greedy", "random", "--games", "2", "--metrics"])
+    assert exit_.value.code == 2
+    assert "has dice" in capsys.readouterr().err

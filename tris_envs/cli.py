@@ -54,6 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--seed", type=int, default=0)
     evaluate.add_argument("--processes", type=int, default=1, help=PROCESSES_HELP)
     evaluate.add_argument("--option", action="append", help=option_help)
+    evaluate.add_argument("--metrics", action="store_true",
+                          help="also each agent's blunder and missed-win rates (games "
+                               "without dice)")
     _journal_arguments(evaluate)
 
     tournament = commands.add_parser("tournament", help="round robin between agents")
@@ -155,9 +158,19 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
         from tris_envs.evaluation import play_match
 
         game = make_game(args.game, **parse_options(args.option))
+        if args.metrics and not game.info.deterministic:
+            raise ValueError(f"--metrics: {args.game} has dice; blunders and missed wins are "
+                             "defined for games without dice")
         with _journal(args, args.games) as journal:
-            print(play_match(game, *args.agents, n_games=args.games, seed=args.seed,
-                             processes=args.processes, records=journal, resume=args.resume))
+            result = play_match(game, *args.agents, n_games=args.games, seed=args.seed,
+                                processes=args.processes, keep_records=args.metrics,
+                                records=journal, resume=args.resume)
+        print(result)
+        if args.metrics:
+            from tris_envs.evaluation.metrics import move_quality
+
+            for name in result.names:
+                print(f"{name}: {move_quality(game, result.records, name)}")
     elif args.command == "tournament":
         from tris_envs.evaluation import round_robin
 
