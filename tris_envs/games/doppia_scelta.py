@@ -37,6 +37,9 @@ planes show the entry cells and inward facing.
 Board strings (the ``board`` option and the first field of a position string) are the five
 rows top to bottom separated by ``/``, e.g. ``YGRGY/GGRYY/RRGGY/YYGGR/GRYGR``; the ``board``
 option also takes the 25 letters in reading order, ``YGRGYGGRYYRRGGYYYGGRGRYGR``.
+
+Position strings live in :mod:`tris_envs.games.doppia_scelta_notation`, text and pictures in
+:mod:`tris_envs.games.doppia_scelta_drawing`; the :class:`DoppiaScelta` methods delegate.
 """
 
 from __future__ import annotations
@@ -48,15 +51,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tris_envs.core.drawing import (
-    BACKGROUND,
-    BLACK_STONE,
-    INK,
-    WHITE_STONE,
-    Canvas,
-    Color,
-    draw_stone,
-)
+from tris_envs.core.drawing import Canvas
 from tris_envs.core.errors import brief
 from tris_envs.core.game import TERMINAL, Game, GameInfo
 from tris_envs.core.options import check_bool, check_choice, check_int
@@ -115,7 +110,8 @@ def _cell_name(cell: int) -> str:
     return f"{cell // SIZE},{cell % SIZE}"
 
 
-def _pose_name(pose: int) -> str:
+def pose_name(pose: int) -> str:
+    """``r,c,D`` of a robot pose ``cell*4 + facing``."""
     return f"{_cell_name(pose >> 2)},{DIRECTIONS[pose & 3]}"
 
 
@@ -242,7 +238,7 @@ def codycolor_path(board: str, start: str, goal: str) -> CodyColorPath:
     cells = tuple(divmod(cell, SIZE) for cell in visited)
     if end == _STOPPED:
         return CodyColorPath(cells, "uncolored", None)
-    return CodyColorPath(cells, "goal" if pose == goal_pose else "elsewhere", _pose_name(pose))
+    return CodyColorPath(cells, "goal" if pose == goal_pose else "elsewhere", pose_name(pose))
 
 
 class _MoveTables(NamedTuple):
@@ -521,9 +517,10 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
             if black == EXITED:
                 return DoppiaSceltaState(colors, white, black, WHITE, BLACK)
         return DoppiaSceltaState(colors, white, black, 1 - mover,
-                                 DRAW if self._stalemate(colors, white, black) else ONGOING)
+                                 DRAW if self.is_stalemate(colors, white, black) else ONGOING)
 
-    def _stalemate(self, colors: str, white: int, black: int) -> bool:
+    def is_stalemate(self, colors: str, white: int, black: int) -> bool:
+        """Both robots on gray, each facing the border and not its own goal exit."""
         return (colors[white >> 2] == "G" and colors[black >> 2] == "G"
                 and self._stuck[WHITE][white] and self._stuck[BLACK][black])
 
@@ -620,14 +617,11 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
         return f"{_cell_name(cell)} {COLORS[k]}"
 
     # ----- position strings ----------------------------------------------------------
-    def _robot_notation(self, pose: int, player: int) -> str:
-        if pose == NOT_ENTERED:
-            return "-"
-        if pose == EXITED:
-            return self._beyond_goal(player)
-        return _pose_name(pose)
+    def entry_pose(self, player: int) -> int:
+        """The pose in which ``player``'s robot enters: its start cell, facing inward."""
+        return self._entry[player]
 
-    def _beyond_goal(self, player: int) -> str:
+    def beyond_goal(self, player: int) -> str:
         """``r,c,D`` of the off-board cell a robot reaches through its goal gate."""
         goal = self._goal[player]
         r, c = divmod(goal >> 2, SIZE)
@@ -635,237 +629,34 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
         return f"{r + dr},{c + dc},{DIRECTIONS[goal & 3]}"
 
     def to_notation(self, state: DoppiaSceltaState) -> str:
-        return " ".join((format_board(state.colors), self._robot_notation(state.white, WHITE),
-                         self._robot_notation(state.black, BLACK), *self.gates,
-                         "wb"[state.to_move]))
+        from tris_envs.games.doppia_scelta_notation import to_notation
+
+        return to_notation(self, state)
 
     def from_notation(self, text: str) -> DoppiaSceltaState:
-        fields = text.split(" ") if isinstance(text, str) else []
-        where = f"Doppia scelta position {brief(text)}"
-        if len(fields) != 8:
-            example = self.to_notation(self._opening(parse_board(EXAMPLE_BOARD)))
-            raise ValueError(f"{where}: expected 8 fields '<colors> <white robot> <black robot> "
-                             "<white start> <white goal> <black start> <black goal> <w|b>', "
-                             f"e.g. {example!r}")
-        board, white_text, black_text, *gates, side = fields
-        try:
-            colors = parse_board(board, allow_uncolored=True)
-        except ValueError as error:
-            raise ValueError(f"{where}: {error}") from None
-        if tuple(gates) != self.gates:
-            for role, gate in zip(GATE_ROLES, gates):
-                try:
-                    parse_gate(gate)
-                except ValueError as error:
-                    raise ValueError(f"{where}: {role} {error}") from None
-            raise ValueError(f"{where}: gates {' '.join(gates)} differ from this game's gates "
-                             f"{' '.join(self.gates)}; build the game with "
-                             f"gates={tuple(gates)!r}")
-        if side not in ("w", "b"):
-            raise ValueError(f"{where}: side to move {brief(side)} must be 'w' or 'b'")
-        to_move = "wb".index(side)
-        owner = self.path_owner(colors)
-        if owner is not None:
-            raise ValueError(f"{where} is impossible: {PLAYER_NAMES[owner]} has a CodyColor "
-                             f"path from {self.gates[2 * owner]} to {self.gates[2 * owner + 1]} "
-                             "over the colored cells; no board may offer one")
-        uncolored = colors.count(UNCOLORED)
-        if uncolored:
-            if (white_text, black_text) != ("-", "-"):
-                raise ValueError(f"{where}: {uncolored} cells are uncolored, so the robots "
-                                 "have not entered; write both robots as '-'")
-            colorer = (CELLS - uncolored) % 2
-            if to_move != colorer:
-                raise ValueError(f"{where}: colored cells: {CELLS - uncolored}, so "
-                                 f"{PLAYER_NAMES[colorer]} colors next (White colors first)")
-            result = ONGOING if self._coloring(colors)[0] else DRAW
-            return DoppiaSceltaState(colors, NOT_ENTERED, NOT_ENTERED, to_move, result)
-        if "-" in (white_text, black_text):
-            raise ValueError(f"{where}: the board is fully colored, so both robots have "
-                             "entered; write each robot as 'r,c,D'")
-        white = self._parse_robot(white_text, WHITE, where)
-        black = self._parse_robot(black_text, BLACK, where)
-        if white == EXITED or black == EXITED:
-            if white == black:
-                raise ValueError(f"{where} is impossible: both robots left the board")
-            winner = WHITE if white == EXITED else BLACK
-            if to_move == winner:
-                raise ValueError(f"{where} is impossible: {PLAYER_NAMES[winner]} left through "
-                                 f"its goal on its own move, so the side to move is "
-                                 f"{'wb'[1 - winner]!r}")
-            return DoppiaSceltaState(colors, white, black, to_move, winner)
-        result = DRAW if self._stalemate(colors, white, black) else ONGOING
-        return DoppiaSceltaState(colors, white, black, to_move, result)
+        """Parse a position string (SPEC section 8); see :mod:`.doppia_scelta_notation`.
 
-    def _parse_robot(self, text: str, player: int, where: str) -> int:
-        parts = text.split(",")
-        name = PLAYER_NAMES[player]
-        coordinates = ("-1", "0", "1", "2", "3", "4", "5")
-        if (len(parts) != 3 or parts[0] not in coordinates or parts[1] not in coordinates
-                or parts[2] not in ("N", "E", "S", "W")):
-            raise ValueError(f"{where}: {name} robot {brief(text)} must be 'r,c,D' (row, column, "
-                             "facing N/E/S/W) or '-' before it enters")
-        r, c = int(parts[0]), int(parts[1])
-        if 0 <= r < SIZE and 0 <= c < SIZE:
-            pose = (r * SIZE + c) << 2 | DIRECTIONS.index(parts[2])
-            self._check_pose(pose, player, where)
-            return pose
-        if text == self._beyond_goal(player):
-            return EXITED
-        raise ValueError(f"{where}: {name} robot {brief(text)} is off the board; a robot leaves "
-                         f"the board only through its goal gate {self.gates[2 * player + 1]}, "
-                         f"written {self._beyond_goal(player)!r} once it has left")
-
-    def _check_pose(self, pose: int, player: int, where: str) -> None:
-        """Refuse an on-board pose that no play reaches.
-
-        A robot faces the way it last stepped, or the border after a turn that could not
-        proceed, or inward on its entry pose before its first move. Facing away from an edge
-        it stands on (e.g. ``4,c,N``), it came from off the board: only its entry pose does.
+        Raises:
+            ValueError: saying what is malformed or impossible.
         """
-        r, c = divmod(pose >> 2, SIZE)
-        dr, dc = DELTAS[pose & 3]
-        if 0 <= r - dr < SIZE and 0 <= c - dc < SIZE or pose == self._entry[player]:
-            return
-        name = PLAYER_NAMES[player]
-        raise ValueError(f"{where} is impossible: {name}'s robot {_pose_name(pose)} would have "
-                         f"stepped in from {r - dr},{c - dc}, off the board; facing "
-                         f"{DIRECTIONS[pose & 3]} on that edge cell only the entry pose "
-                         f"{_pose_name(self._entry[player])} (start gate "
-                         f"{self.gates[2 * player]}) is possible")
+        from tris_envs.games.doppia_scelta_notation import from_notation
+
+        return from_notation(self, text)
 
     # ----- pictures ------------------------------------------------------------------
-    def _status(self, state: DoppiaSceltaState) -> tuple[str, str]:
-        """A headline (who acts, or the result) and its details."""
-        name = PLAYER_NAMES[state.to_move]
-        if state.result in (WHITE, BLACK):
-            winner = state.result
-            return (f"{PLAYER_NAMES[winner]} wins",
-                    f"its robot left through its goal {self.gates[2 * winner + 1]}")
-        if state.result == DRAW:
-            if state.white == NOT_ENTERED:
-                return "Draw", "no legal coloring left"
-            return "Draw", "stalemate, both robots blocked on gray facing the border"
-        if state.white == NOT_ENTERED:
-            return f"{name} colors a cell", f"{state.colors.count(UNCOLORED)} uncolored"
-        return f"{name} to move", ", ".join(self.action_to_string(state, a)
-                                            for a in self.legal_actions(state))
-
-    def _gate_spots(self) -> dict[tuple[int, int], list[int]]:
-        """Off-board ``(row, col)`` beside each gate -> the gate indexes (GATE_ROLES) there."""
-        spots: dict[tuple[int, int], list[int]] = {}
-        for k, gate in enumerate(self.gates):
-            pose = parse_gate(gate)
-            r, c = divmod(pose >> 2, SIZE)
-            dr, dc = DELTAS[pose & 3]
-            spots.setdefault((r + dr, c + dc), []).append(k)
-        return spots
-
     def render_text(self, state: DoppiaSceltaState) -> str:
-        """The board with ANSI background colors; robots as arrows, gates in the margin.
+        """The board with ANSI background colors; robots as arrows, gates in the margin."""
+        from tris_envs.games.doppia_scelta_drawing import render_text
 
-        White's robot is drawn ``△▷▽◁``, Black's ``▲▶▼◀`` (pointing where it faces);
-        margin labels ``Ws``/``Wg``/``Bs``/``Bg`` mark start and goal gates.
-        """
-        spots = {spot: "".join("WWBB"[k] + "sgsg"[k] for k in ks)
-                 for spot, ks in self._gate_spots().items()}
-        robots: dict[int, str] = {}
-        for pose, arrows in ((state.white, "△▷▽◁"), (state.black, "▲▶▼◀")):
-            if 0 <= pose < EXITED:
-                robots[pose >> 2] = robots.get(pose >> 2, "") + arrows[pose & 3]
-        lines = ["      " + "".join(f"{c}   " for c in range(SIZE)).rstrip()]
-        for r in range(-1, SIZE + 1):
-            row = [f"{r} " if 0 <= r < SIZE else "  "]
-            for c in range(-1, SIZE + 1):
-                if 0 <= r < SIZE and 0 <= c < SIZE:
-                    ch = state.colors[r * SIZE + c]
-                    row.append(f"{_ANSI[ch]}{ch}{robots.get(r * SIZE + c, ''):<2} {_RESET}")
-                else:
-                    row.append(f"{spots.get((r, c), ''):<4}")
-            lines.append("".join(row).rstrip())
-        lines.append("White △▷▽◁  Black ▲▶▼◀  gates: Ws/Bs start, Wg/Bg goal")
-        lines.append(": ".join(self._status(state)))
-        return "\n".join(lines)
+        return render_text(self, state)
 
     def picture_size(self, state: DoppiaSceltaState) -> tuple[int, int]:
         return (448, 512)
 
     def draw(self, state: DoppiaSceltaState, canvas: Canvas) -> None:
-        canvas.fill(BACKGROUND)
-        size = canvas.width / (SIZE + 2)
+        from tris_envs.games.doppia_scelta_drawing import draw
 
-        def center(r: float, c: float) -> tuple[float, float]:
-            return (size * (c + 1.5), size * (r + 1.5))
-
-        for cell, ch in enumerate(state.colors):
-            r, c = divmod(cell, SIZE)
-            x, y = size * (c + 1), size * (r + 1)
-            canvas.rect(x, y, size, size, _CELL_FILL[ch])
-            canvas.rect(x, y, size, size, INK, width=2)
-            if ch == UNCOLORED:
-                canvas.text("?", *center(r, c), int(size * 0.4), _GRID)
-        fills = (WHITE_STONE, BLACK_STONE)
-        for (r, c), ks in self._gate_spots().items():
-            for n, k in enumerate(ks):
-                player, goal = divmod(k, 2)
-                exit_dir = parse_gate(self.gates[k]) & 3
-                shift = (n - (len(ks) - 1) / 2) * 0.6
-                dr, dc = DELTAS[(exit_dir + 1) % 4]
-                cx, cy = center(r + dr * shift, c + dc * shift)
-                if goal:
-                    canvas.circle(cx, cy, size * 0.26, INK, width=2)
-                _draw_arrow(canvas, cx, cy, size * 0.2, exit_dir if goal else exit_dir ^ 2,
-                            fills[player])
-        cells = [p >> 2 for p in (state.white, state.black) if 0 <= p < EXITED]
-        for player, pose in enumerate((state.white, state.black)):
-            if pose == NOT_ENTERED:
-                continue
-            if pose == EXITED:
-                beyond = self._beyond_goal(player).split(",")
-                r, c, facing = int(beyond[0]), int(beyond[1]), DIRECTIONS.index(beyond[2])
-                radius = size * 0.3
-            else:
-                r, c = divmod(pose >> 2, SIZE)
-                facing = pose & 3
-                shared = cells.count(pose >> 2) == 2
-                radius = size * (0.24 if shared else 0.34)
-                if shared:
-                    r, c = r - 0.2 + 0.4 * player, c - 0.2 + 0.4 * player
-            _draw_robot(canvas, *center(r, c), radius, facing, player)
-        canvas.text(self._status(state)[0], canvas.width / 2, canvas.width + 22, 24, INK)
-        canvas.text("gates: arrow in = start, ringed arrow out = goal", canvas.width / 2,
-                    canvas.width + 48, 18, INK)
-
-
-_RESET = "\x1b[0m"
-_ANSI = {"Y": "\x1b[30;43m", "G": "\x1b[30;47m", "R": "\x1b[30;41m", UNCOLORED: ""}
-_CELL_FILL: dict[str, Color] = {"Y": (240, 200, 40), "G": (150, 150, 150), "R": (205, 50, 40),
-                                UNCOLORED: (250, 250, 245)}
-_GRID: Color = (170, 170, 170)
-
-
-def _draw_arrow(canvas: Canvas, cx: float, cy: float, size: float, direction: int,
-                fill: Color) -> None:
-    """A triangle centred on ``(cx, cy)`` pointing ``direction`` (0 N, 1 E, 2 S, 3 W)."""
-    dy, dx = DELTAS[direction]
-    points = [(cx + dx * size, cy + dy * size),
-              (cx - dx * size * 0.7 - dy * size * 0.8, cy - dy * size * 0.7 + dx * size * 0.8),
-              (cx - dx * size * 0.7 + dy * size * 0.8, cy - dy * size * 0.7 - dx * size * 0.8)]
-    canvas.polygon(points, fill)
-    canvas.polygon(points, INK, width=2)
-
-
-def _draw_robot(canvas: Canvas, cx: float, cy: float, radius: float, facing: int,
-                player: int) -> None:
-    """A robot: a stone with a pointer showing where it faces."""
-    draw_stone(canvas, cx, cy, radius, (WHITE_STONE, BLACK_STONE)[player])
-    dy, dx = DELTAS[facing]
-    tip = (cx + dx * radius * 0.85, cy + dy * radius * 0.85)
-    side = radius * 0.45
-    base = (cx + dx * radius * 0.1, cy + dy * radius * 0.1)
-    points = [tip, (base[0] - dy * side, base[1] + dx * side),
-              (base[0] + dy * side, base[1] - dx * side)]
-    canvas.polygon(points, (INK, WHITE_STONE)[player])
+        draw(self, state, canvas)
 
 
 def solve_board(game: DoppiaScelta, board: str) -> Solution[DoppiaSceltaState]:
