@@ -69,6 +69,12 @@ def _parser() -> argparse.ArgumentParser:
     tournament.add_argument("--option", action="append", help=option_help)
     _journal_arguments(tournament)
 
+    replay = commands.add_parser("replay", help="recorded games as one HTML page")
+    replay.add_argument("records", help="a --records file of eval/tournament, or a JSON "
+                                        "list of game records")
+    replay.add_argument("--html", required=True, metavar="PAGE", help="the page to write")
+    replay.add_argument("--title", default="", help="the page's title")
+
     bench = commands.add_parser("bench", help="throughput vs tictactoe_v3 and solver times")
     bench.add_argument("--steps", type=int, default=20_000, help="steps per timed round")
     bench.add_argument("--rounds", type=int, default=3, help="rounds; the best is kept")
@@ -87,8 +93,9 @@ PROCESSES_HELP = ("worker processes (default 1); capped at the number of games a
 
 def _journal_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--records", metavar="FILE",
-                        help="write each finished game to FILE (JSON lines) as it ends; "
-                             "without it a temporary file is used and removed at the end")
+                        help="write each finished game, with its moves, to FILE (JSON "
+                             "lines) as it ends (tris-envs replay shows them); without it a "
+                             "temporary file keeps the results and is removed at the end")
     parser.add_argument("--resume", action="store_true",
                         help="continue the interrupted run whose --records FILE is given")
 
@@ -143,6 +150,12 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
             parser.error("--steps and --rounds must be at least 1, --mcts-simulations >= 0")
         print(run(steps=args.steps, rounds=args.rounds, names=args.env,
                   mcts_simulations=args.mcts_simulations))
+    elif args.command == "replay":
+        from tris_envs.replay import read_records, write_html
+
+        records = read_records(args.records)
+        page = write_html(records, args.html, args.title)
+        print(f"{len(records)} game(s) written to {page}")
     elif args.command == "demo":
         from tris_envs.demo import main as demo
 
@@ -163,7 +176,8 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
                              "defined for games without dice")
         with _journal(args, args.games) as journal:
             result = play_match(game, *args.agents, n_games=args.games, seed=args.seed,
-                                processes=args.processes, keep_records=args.metrics,
+                                processes=args.processes,
+                                keep_records=args.metrics or bool(args.records),
                                 records=journal, resume=args.resume)
         print(result)
         if args.metrics:
@@ -178,8 +192,8 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
         pairs = len(args.agents) * (len(args.agents) - 1) // 2
         with _journal(args, args.games * pairs) as journal:
             table = round_robin(game, args.agents, n_games=args.games, seed=args.seed,
-                                processes=args.processes, records=journal,
-                                resume=args.resume)
+                                processes=args.processes, keep_records=bool(args.records),
+                                records=journal, resume=args.resume)
         print(table.to_markdown())
         if args.heatmap:
             table.heatmap(args.heatmap)

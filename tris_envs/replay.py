@@ -1,0 +1,170 @@
+"""``tris-envs replay``: recorded games as one self-contained HTML page.
+
+The page needs no server and no network: every position is drawn by the package's own
+renderer (pygame, the ``render`` extra) and embedded as a PNG, and a few lines of inline
+JavaScript step through the plies (buttons, a slider, the arrow keys, ``Home`` / ``End``)
+and switch between games. The URL fragment ``#game=G&ply=P`` opens a given position.
+
+Records are read from either file the package writes: a JSON list
+(:func:`~tris_envs.evaluation.records.save_records`) or the JSON-lines journal of
+``tris-envs eval|tournament --records FILE`` (games recorded with their moves, as
+``play_match(..., keep_records=True)`` or ``--metrics`` keep them).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tris_envs.core.game import CHANCE
+from tris_envs.evaluation.records import GameRecord
+from tris_envs.games import make_game
+
+
+def read_records(path: str | Path) -> list[GameRecord]:
+    """The game records in ``path`` (a JSON list or a ``--records`` journal).
+
+    Raises:
+        ValueError: the file holds no game records, or a malformed one.
+    """
+    text = Path(path).read_text()
+    try:
+        items = json.loads(text) if text.lstrip().startswith("[") else [
+            json.loads(line) for line in text.splitlines() if line.strip()]
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{str(path)!r} is not a records file: {error}") from None
+    records = []
+    for item in items:
+        if isinstance(item, dict) and "record" in item:           # a journal entry
+            records.append(GameRecord.from_json(item["record"]))
+        elif isinstance(item, dict) and "moves" in item:
+            records.append(GameRecord.from_json(json.dumps(item)))
+    if not records:
+        raise ValueError(f"{str(path)!r} holds no game records")
+    return records
+
+
+def frames(record: GameRecord) -> list[dict[str, Any]]:
+    """Each position of ``record`` (the start first): its picture as a PNG data URL, the
+    move that led there and the position string."""
+    from tris_envs.envs.rendering import draw_picture
+
+    game = make_game(record.game, **record.options)
+    state = game.from_notation(record.start)
+    out = [{"move": "start", "position": record.start, "png": _png(draw_picture(game, state))}]
+    for (actor, action), position in zip(record.moves, record.positions):
+        if actor == CHANCE:
+            move = f"chance: {game.action_to_string(state, action)}"
+        else:
+            move = f"{record.players[actor]} ({actor}): {game.action_name(state, action)}"
+        state = game.apply(state, action)
+        out.append({"move": move, "position": position,
+                    "png": _png(draw_picture(game, state))})
+    return out
+
+
+def write_html(records: Sequence[GameRecord], path: str | Path, title: str = "") -> Path:
+    """Write the replay page of ``records`` to ``path``.
+
+    Raises:
+        ValueError: a record without moves (played without keeping them).
+    """
+    games = []
+    for index, record in enumerate(records):
+        if not record.moves:
+            raise ValueError(f"game {index} has no moves recorded: play it with "
+                             "keep_records=True (tris-envs eval --metrics)")
+        games.append({"players": record.players, "result": _result(record),
+                      "frames": frames(record)})
+    title = title or f"{records[0].game}: {len(records)} recorded game(s)"
+    page = _PAGE.replace("__TITLE__", html.escape(title)).replace(
+        "__DATA__", json.dumps(games).replace("</", "<\\/"))
+    path = Path(path)
+    path.write_text(page)
+    return path
+
+
+def _result(record: GameRecord) -> str:
+    if record.truncated:
+        return "truncated (draw)"
+    first, second = record.returns
+    if first == second:
+        return "draw"
+    return f"{record.players[0 if first > second else 1]} wins"
+
+
+def _png(picture: Any) -> str:
+    import pygame
+
+    surface = pygame.surfarray.make_surface(picture.transpose(1, 0, 2))
+    buffer = io.BytesIO()
+    pygame.image.save(surface, buffer, "frame.png")
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>__TITLE__</title>
+<style>
+body { font-family: sans-serif; margin: 1.5em; color: #222; }
+#controls button { font-size: 1.1em; min-width: 3em; }
+#ply { width: 28em; vertical-align: middle; }
+#board { display: block; margin: 1em 0; border: 1px solid #ccc; }
+code { background: #f3f3f3; padding: 0.1em 0.3em; }
+</style></head>
+<body>
+<h1>__TITLE__</h1>
+<p><label>game <select id="game"></select></label> <span id="players"></span>
+ &mdash; <b id="result"></b></p>
+<div id="controls">
+<button id="first" title="Home">|&#x25C0;</button>
+<button id="prev" title="left arrow">&#x25C0;</button>
+<button id="next" title="right arrow">&#x25B6;</button>
+<button id="last" title="End">&#x25B6;|</button>
+<input id="ply" type="range" min="0" value="0"> <span id="label"></span>
+</div>
+<img id="board" alt="position">
+<p>move: <b id="move"></b><br>position: <code id="position"></code></p>
+<script>
+const GAMES = __DATA__;
+let g = 0, p = 0;
+const $ = (id) => document.getElementById(id);
+function show() {
+  const game = GAMES[g], frame = game.frames[p];
+  $("board").src = frame.png;
+  $("move").textContent = frame.move;
+  $("position").textContent = frame.position;
+  $("ply").max = game.frames.length - 1;
+  $("ply").value = p;
+  $("label").textContent = "ply " + p + " / " + (game.frames.length - 1);
+  $("players").textContent = game.players.join(" vs ");
+  $("result").textContent = game.result;
+  $("game").value = g;
+  history.replaceState(null, "", "#game=" + g + "&ply=" + p);
+}
+function go(ply) { p = Math.max(0, Math.min(GAMES[g].frames.length - 1, ply)); show(); }
+GAMES.forEach((game, i) => {
+  const option = document.createElement("option");
+  option.value = i; option.textContent = (i + 1) + ": " + game.players.join(" vs ");
+  $("game").appendChild(option);
+});
+$("game").onchange = () => { g = Number($("game").value); go(0); };
+$("first").onclick = () => go(0);
+$("prev").onclick = () => go(p - 1);
+$("next").onclick = () => go(p + 1);
+$("last").onclick = () => go(Infinity);
+$("ply").oninput = () => go(Number($("ply").value));
+document.onkeydown = (e) => {
+  const keys = {ArrowLeft: p - 1, ArrowRight: p + 1, Home: 0, End: Infinity};
+  if (e.key in keys) { go(keys[e.key]); e.preventDefault(); }
+};
+const hash = new URLSearchParams(location.hash.slice(1));
+g = Math.max(0, Math.min(GAMES.length - 1, Number(hash.get("game")) || 0));
+go(Number(hash.get("ply")) || 0);
+</script>
+</body></html>
+"""
