@@ -11,8 +11,6 @@ from tris_envs.core import solve
 from tris_envs.core.game import CHANCE, TERMINAL, resolve_chance
 from tris_envs.games import make_game
 
-from checks import assert_never_blunders
-
 
 def solved(name, **options):
     game = make_game(name, **options)
@@ -56,13 +54,6 @@ def test_agrees_with_the_solver_within_its_horizon(name):
         plies = int(solution.plies[i])
         expected = mover_value * (WIN - plies) if mover_value and plies <= depth else 0.0
         assert max(agent.root_values(game, state).values()) == expected, game.to_notation(state)
-
-
-@pytest.mark.parametrize("options", [{}, {"max_side": 4}], ids=str)
-def test_never_blunders_in_tris2_at_two_plies(options):
-    game = make_game("tris2", **options)
-    agent = make_agent("alphabeta:2", np.random.default_rng(3))
-    assert assert_never_blunders(game, agent, seed=4, games=3, plies=40) > 60
 
 
 def test_expectimax_plays_dice_games_within_a_time_budget():

@@ -3,22 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
-from tris_envs.agents import make_agent
 from tris_envs.agents.mcts import MCTSAgent
 from tris_envs.core import solve
 from tris_envs.core.game import CHANCE, TERMINAL, resolve_chance
 from tris_envs.games import make_game
-
-from checks import assert_never_blunders
-
-
-@pytest.mark.parametrize("options", [{}, {"max_side": 4}], ids=str)
-def test_decisive_mcts_never_blunders_in_tris2(options):
-    game = make_game("tris2", **options)
-    agent = make_agent("mcts:100:decisive", np.random.default_rng(0))
-    assert assert_never_blunders(game, agent, seed=1, games=3, plies=25) > 40
 
 
 def test_decisive_check_proves_new_nodes_at_once():

@@ -5,10 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tris_envs.agents import GreedyAgent, RandomAgent
+from tris_envs.agents import GreedyAgent, RandomAgent, make_agent
 from tris_envs.evaluation.metrics import is_blunder, is_missed_win, move_quality
 from tris_envs.evaluation.records import play_recorded
 from tris_envs.games import make_game
+
+from checks import assert_never_blunders
 
 TRIS1 = make_game("tris1")
 
@@ -50,3 +52,11 @@ def test_games_with_dice_are_refused():
     game = make_game("tritoc")
     with pytest.raises(ValueError, match="deterministic games only"):
         move_quality(game, [], "random")
+
+
+@pytest.mark.parametrize("options", [{}, {"max_side": 4}], ids=str)
+@pytest.mark.parametrize("spec, plies", [("alphabeta:2", 40), ("mcts:100:decisive", 25)])
+def test_the_blunder_free_rungs_never_blunder_in_tris2(spec, plies, options):
+    game = make_game("tris2", **options)
+    agent = make_agent(spec, np.random.default_rng(3))
+    assert assert_never_blunders(game, agent, seed=4, games=3, plies=plies) > 40
