@@ -60,3 +60,18 @@ def test_the_blunder_free_rungs_never_blunder_in_tris2(spec, plies, options):
     game = make_game("tris2", **options)
     agent = make_agent(spec, np.random.default_rng(3))
     assert assert_never_blunders(game, agent, seed=4, games=3, plies=plies) > 40
+
+
+def test_value_keeping_moves_are_judged_by_the_solver():
+    game = make_game("tris1")
+    rng = np.random.default_rng(2)
+    records = [play_recorded(game, [make_agent("solver", rng), RandomAgent(rng)], rng)
+               for _ in range(10)]
+    solver, random_ = (move_quality(game, records, name) for name in ("solver", "random"))
+    assert solver.judged > 0 and solver.value_kept == solver.judged
+    assert random_.judged > 0 and random_.value_keeping_rate < 1
+    assert "value-keeping 100.00%" in str(solver)
+    tris2 = make_game("tris2", max_side=4)
+    plain = move_quality(tris2, [play_recorded(tris2, [RandomAgent(rng)] * 2, rng,
+                                               max_moves=10)], "random")
+    assert plain.judged == 0 and plain.value_keeping_rate is None

@@ -3,6 +3,8 @@
 * A **blunder** is a move after which the opponent can win at once, played while the mover
   had a move that does not allow that. A move that wins at once is never a blunder.
 * A **missed win**: the mover could win at once and played something else.
+* A **value-keeping move** (games with an exact solver): a move that keeps the solver's game
+  value of the position; counted over the positions with more than one legal move.
 
 Both look one move ahead on the rules core, so they apply to every deterministic game
 (Tris 1, Tris 2, Tant Fant, Doppia scelta); games with dice have no such one-move verdict
@@ -51,11 +53,16 @@ class MoveQuality:
         moves: Moves judged.
         blunders: Of them, blunders.
         missed_wins: Of them, missed wins.
+        judged: Moves the exact solver judged (positions with more than one legal move,
+            games with a solver; 0 otherwise).
+        value_kept: Of them, moves that keep the solver's game value.
     """
 
     moves: int = 0
     blunders: int = 0
     missed_wins: int = 0
+    judged: int = 0
+    value_kept: int = 0
 
     @property
     def blunder_rate(self) -> float:
@@ -67,14 +74,24 @@ class MoveQuality:
         """``missed_wins / moves`` (0 without moves)."""
         return self.missed_wins / self.moves if self.moves else 0.0
 
+    @property
+    def value_keeping_rate(self) -> float | None:
+        """``value_kept / judged``, or ``None`` where no move was judged."""
+        return self.value_kept / self.judged if self.judged else None
+
     def add(self, other: MoveQuality) -> MoveQuality:
         """The counts of both."""
         return MoveQuality(self.moves + other.moves, self.blunders + other.blunders,
-                           self.missed_wins + other.missed_wins)
+                           self.missed_wins + other.missed_wins, self.judged + other.judged,
+                           self.value_kept + other.value_kept)
 
     def __str__(self) -> str:
-        return (f"{self.moves} moves, blunder rate {self.blunder_rate:.2%} ({self.blunders}), "
+        text = (f"{self.moves} moves, blunder rate {self.blunder_rate:.2%} ({self.blunders}), "
                 f"missed-win rate {self.missed_win_rate:.2%} ({self.missed_wins})")
+        if self.value_keeping_rate is not None:
+            text += (f", value-keeping {self.value_keeping_rate:.2%} of {self.judged} moves "
+                     "with a choice")
+        return text
 
 
 def move_quality(game: Game, records: Iterable[GameRecord], player: str) -> MoveQuality:
@@ -84,6 +101,10 @@ def move_quality(game: Game, records: Iterable[GameRecord], player: str) -> Move
         ValueError: the game has chance nodes.
     """
     _check_deterministic(game)
+    from tris_envs.agents.solver_agent import solution_for
+    from tris_envs.games import GAMES
+
+    solvable = GAMES[game.info.name].solvable
     quality = MoveQuality()
     for record in records:
         state = game.from_notation(record.start)
@@ -92,6 +113,14 @@ def move_quality(game: Game, records: Iterable[GameRecord], player: str) -> Move
                 quality.moves += 1
                 quality.blunders += is_blunder(game, state, action)
                 quality.missed_wins += is_missed_win(game, state, action)
+                if solvable and len(game.legal_actions(state)) > 1:
+                    try:
+                        solution, lookup = solution_for(game, state)
+                    except ValueError:   # a phase the solver does not cover (coloring)
+                        pass
+                    else:
+                        quality.judged += 1
+                        quality.value_kept += action in solution.optimal_actions(lookup)
             state = game.apply(state, action)
     return quality
 
