@@ -159,3 +159,17 @@ def test_learner_refuses_bad_settings(arguments, message, tmp_path):
                              str(tmp_path / "run"), *arguments], capture_output=True, text=True)
     assert result.returncode == 2 and message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_the_shipped_tris1_network_never_loses_to_the_solver():
+    """The shipped ``az`` for Tris 1 (training/configs/az_tris1.toml) holds the draw."""
+    from tris_envs.agents import make_agent
+    from tris_envs.evaluation import play_match
+    from tris_envs.evaluation.metrics import move_quality
+
+    game = GAMES["tris1"].make()
+    result = play_match(game, make_agent("az"), "solver", n_games=16, seed=11,
+                        keep_records=True)
+    assert result.losses == 0
+    quality = move_quality(game, result.records, "az")
+    assert quality.value_kept == quality.judged > 0
