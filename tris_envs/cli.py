@@ -175,7 +175,8 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
             raise ValueError(f"--metrics: {args.game} has dice; blunders and missed wins are "
                              "defined for games without dice")
         with _journal(args, args.games) as journal:
-            result = play_match(game, *args.agents, n_games=args.games, seed=args.seed,
+            first, second = args.agents
+            result = play_match(game, first, second, n_games=args.games, seed=args.seed,
                                 processes=args.processes,
                                 keep_records=args.metrics or bool(args.records),
                                 records=journal, resume=args.resume)

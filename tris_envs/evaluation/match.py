@@ -47,6 +47,9 @@ from tris_envs.core.game import Game
 from tris_envs.evaluation.ratings import elo_difference, ml_elo, score_rate, wilson_interval
 from tris_envs.evaluation.records import GameRecord, play_recorded
 
+Task = tuple[int, int, int, tuple[int, ...]]
+"""One game: agent indices ``i`` and ``j``, game number ``k``, and its seeding key."""
+
 AgentSource = str | Agent | Callable[..., Agent]
 """A spec string for :func:`make_agent`, a picklable factory ``factory(rng=...) -> Agent`` (an
 agent class, say), or an :class:`Agent` instance.
@@ -153,7 +156,7 @@ def play_match(game: Game, a: AgentSource, b: AgentSource, n_games: int, seed: i
     _check_counts(n_games, seed, processes)
     sources = [a, b]
     names = _names(sources)
-    tasks = [(0, 1, k, (k,)) for k in range(n_games)]
+    tasks: list[Task] = [(0, 1, k, (k,)) for k in range(n_games)]
     journal = _Journal.open(records, resume, game, names, seed, n_games)
     results = _run(game, sources, names, tasks, seed, processes, keep_records, journal)
     return _tally(names[0], names[1], results, keep_records)
@@ -265,7 +268,7 @@ def round_robin(game: Game, agents: Sequence[AgentSource], n_games: int, seed: i
     sources = list(agents)
     names = _names(sources)
     pairs = [(i, j) for i in range(len(sources)) for j in range(i + 1, len(sources))]
-    tasks = [(i, j, k, (i, j, k)) for i, j in pairs for k in range(n_games)]
+    tasks: list[Task] = [(i, j, k, (i, j, k)) for i, j in pairs for k in range(n_games)]
     journal = _Journal.open(records, resume, game, names, seed, n_games)
     results = _run(game, sources, names, tasks, seed, processes, keep_records, journal)
     matches = {}
@@ -341,7 +344,7 @@ def _check_counts(n_games: int, seed: int, processes: int) -> None:
 def _build(source: AgentSource, rng: np.random.Generator) -> Agent:
     if isinstance(source, str):
         return make_agent(source, rng)
-    if hasattr(source, "act") and not isinstance(source, type):
+    if isinstance(source, Agent) and not isinstance(source, type):
         return source
     return source(rng=rng)
 
@@ -375,13 +378,12 @@ def _init_pool_worker(*arguments: Any) -> None:
     _init_worker(*arguments)
 
 
-def _play_keyed(task: tuple[int, int, int, tuple[int, ...]]
-                ) -> tuple[tuple[int, ...], int, GameRecord]:
+def _play_keyed(task: Task) -> tuple[tuple[int, ...], int, GameRecord]:
     seat, record = _play_task(task)
     return task[3], seat, record
 
 
-def _play_task(task: tuple[int, int, int, tuple[int, ...]]) -> tuple[int, GameRecord]:
+def _play_task(task: Task) -> tuple[int, GameRecord]:
     """Play one game; returns ``a``'s seat and the game's record."""
     i, j, k, key = task
     w = _WORKER
@@ -395,7 +397,7 @@ def _play_task(task: tuple[int, int, int, tuple[int, ...]]) -> tuple[int, GameRe
 
 
 def _run(game: Game, sources: list[AgentSource], names: list[str],
-         tasks: list[tuple[int, int, int, tuple[int, ...]]], seed: int, processes: int,
+         tasks: list[Task], seed: int, processes: int,
          keep_records: bool, journal: _Journal | None = None) -> list[tuple[int, GameRecord]]:
     """Every task's ``(seat, record)`` in task order; finished games go to the journal."""
     done = journal.done if journal is not None else {}
@@ -410,7 +412,7 @@ def _run(game: Game, sources: list[AgentSource], names: list[str],
 
 
 def _results(game: Game, sources: list[AgentSource], names: list[str],
-             tasks: list[tuple[int, int, int, tuple[int, ...]]], seed: int, processes: int,
+             tasks: list[Task], seed: int, processes: int,
              keep_records: bool) -> Iterator[tuple[tuple[int, ...], int, GameRecord]]:
     """``(key, seat, record)`` of each task as it finishes."""
     processes = pool_size(processes, len(tasks))
@@ -436,7 +438,8 @@ def _tally(name_a: str, name_b: str, results: Sequence[tuple[int, GameRecord]],
         mine, theirs = record.returns[seat], record.returns[1 - seat]
         counts[seat][0 if mine > theirs else 1 if mine == theirs else 2] += 1
         truncated += record.truncated
-    by_seat = (tuple(counts[0]), tuple(counts[1]))
+    (w0, d0, l0), (w1, d1, l1) = counts
+    by_seat = ((w0, d0, l0), (w1, d1, l1))
     records = [record for _, record in results] if keep_records else []
     return MatchResult((name_a, name_b), by_seat, truncated, records)
 

@@ -85,7 +85,8 @@ def elo_difference(wins: int, draws: int, losses: int,
     return elo_from_score(clamped), elo_from_score(low), elo_from_score(high)
 
 
-def ml_elo(scores: Sequence[Sequence[float]], games: Sequence[Sequence[float]],
+def ml_elo(scores: np.ndarray | Sequence[Sequence[float]],
+           games: np.ndarray | Sequence[Sequence[float]],
            prior_draws: float = 1.0, tolerance: float = 1e-9,
            max_iterations: int = 200) -> np.ndarray:
     """Maximum-likelihood Elo ratings from pairwise results, mean 0.

@@ -120,16 +120,17 @@ def draw(game: DoppiaScelta, state: DoppiaSceltaState, canvas: Canvas) -> None:
             continue
         if pose == EXITED:
             beyond = game.beyond_goal(player).split(",")
-            r, c, facing = int(beyond[0]), int(beyond[1]), DIRECTIONS.index(beyond[2])
+            y, x, facing = float(beyond[0]), float(beyond[1]), DIRECTIONS.index(beyond[2])
             radius = size * 0.3
         else:
-            r, c = divmod(pose >> 2, SIZE)
+            row, col = divmod(pose >> 2, SIZE)
+            y, x = float(row), float(col)
             facing = pose & 3
             shared = cells.count(pose >> 2) == 2
             radius = size * (0.24 if shared else 0.34)
             if shared:
-                r, c = r - 0.2 + 0.4 * player, c - 0.2 + 0.4 * player
-        _draw_robot(canvas, *center(r, c), radius, facing, player)
+                y, x = y - 0.2 + 0.4 * player, x - 0.2 + 0.4 * player
+        _draw_robot(canvas, *center(y, x), radius, facing, player)
     canvas.text(status(game, state)[0], canvas.width / 2, canvas.width + 22, 24, INK)
     canvas.text("gates: arrow in = start, ringed arrow out = goal", canvas.width / 2,
                 canvas.width + 48, 18, INK)
