@@ -554,6 +554,12 @@ def test_actions_named():
     ("XO/O/XX/O|/XOOX//OX|O/XXO/OX/ 0 1,1,Q", "'r,c,D'"),
     ("XO/O/XX/O|/XOOX//OX|O/XXO/OX/ 0 5,1,N", "no die at frame cell 5,1"),
     ("XO/O/XX/O|/XOOX//OX|O/XXO/OX/ 0 1,1,N", r"came from cell 2,1, which is occupied"),
+    # frame cells in ASCII digits only (int() also reads '٣' and '02'; '²' it refuses badly)
+    ("OX/XO//XO|X/OO/XXO/|/OXX/OOX/ 1 0,\u0663,E", "the column '\u0663' must be one ASCII digit"),
+    ("OX/XO//XO|X/OO/XXO/|/OXX/OOX/ 1 0,\u00b2,E", "the column '\u00b2' must be one ASCII digit"),
+    ("OX/XO//XO|X/OO/XXO/|/OXX/OOX/ 1 2,02,W", "the column '02' must be one ASCII digit"),
+    ("OX/XO//XO|X/OO/XXO/|/OXX/OOX/ 1 00,2,W", "the row '00' must be one ASCII digit"),
+    ("OX/XO//XO|X/OO/XXO/|/OXX/OOX/ 1 10,0,E", r"the row '10' must be one ASCII digit 0-8"),
     ("XO/O/XX/O...|/XOOX//OX...|O/XXO/OX/... 0 -", "its right column is empty"),
     ("...XO/O/XX/O|.../XOOX//OX|...O/XXO/OX/ 0 -", "its left column is empty"),
     ("XO/O/XX/O...|/XOOX//OX...|O/XXO/OX/...|.../XO...... 0 -", "there are 10 dice"),

@@ -77,6 +77,9 @@ OBSERVATION_SHAPE = (FRAME, FRAME, 11)
 LAST_PLANE = 10
 ONGOING, DRAW = -1, 2
 
+_FRAME_DIGITS = "012345678"
+"""Frame rows and columns as written in position strings (``int`` alone would also take
+other scripts' digits, superscripts and leading zeros)."""
 _PAD = FRAME + 2
 _CELLS = _PAD * _PAD
 ROW_STEP = (-1, 0, 1, 0)
@@ -942,9 +945,12 @@ class Tris2(Game[Tris2State]):
         if text == "-":
             return -1
         parts = text.split(",")
-        if (len(parts) != 3 or not all(x.isdigit() for x in parts[:2])
-                or len(parts[2]) != 1 or parts[2] not in DIRECTIONS):
+        if len(parts) != 3 or len(parts[2]) != 1 or parts[2] not in DIRECTIONS:
             raise fail(f"last move {brief(text)} must be '-' or 'r,c,D' with D one of N, E, S, W")
+        for name, number in (("row", parts[0]), ("column", parts[1])):
+            if len(number) != 1 or number not in _FRAME_DIGITS:
+                raise fail(f"last move {brief(text)}: the {name} {brief(number)} must be one "
+                           f"ASCII digit 0-{FRAME - 1} (a frame cell)")
         r, c, d = int(parts[0]), int(parts[1]), DIRECTIONS.index(parts[2])
         if r >= height or c >= width or not occ >> _padded(r, c) & 1:
             raise fail(f"last move {brief(text)}: there is no die at frame cell {r},{c}")
