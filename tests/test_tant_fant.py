@@ -186,6 +186,35 @@ def test_bad_position_strings(text, message):
         TantFant().from_notation(text)
 
 
+@pytest.mark.parametrize("text", [".../BBB/WWW b", ".../WWW/BBB w", ".BW/.BW/.BW b",
+                                  ".WB/.WB/.WB w", "BBB/WWW/... w", "BW./BW./BW. w",
+                                  "WB./WB./WB. b", "WWW/BBB/... b"])
+def test_last_mover_must_have_come_from_an_empty_point(text):
+    # with all lines the side to move has a line here; with diagonal_only they parsed
+    with pytest.raises(ValueError, match="moved last but has no piece next to an empty point"):
+        TantFant(diagonal_only=True).from_notation(text)
+
+
+@pytest.mark.parametrize("diagonal_only", [False, True])
+def test_position_strings_accept_exactly_the_reachable_positions(diagonal_only):
+    game = TantFant(diagonal_only=diagonal_only)
+    reachable = {(s.white, s.black, s.to_move)
+                 for s in solve(game, game.initial_state()).states}
+    accepted = set()
+    for white in itertools.combinations(range(9), 3):
+        for black in itertools.combinations(sorted(set(range(9)) - set(white)), 3):
+            cells = ["W" if p in white else "B" if p in black else "." for p in range(9)]
+            board = "/".join("".join(cells[r * 3:r * 3 + 3]) for r in (2, 1, 0))
+            for side in "wb":
+                try:
+                    state = game.from_notation(f"{board} {side}")
+                except ValueError:
+                    continue
+                accepted.add((state.white, state.black, state.to_move))
+    assert accepted == reachable
+    assert len(accepted) == (3272 if diagonal_only else 3080)
+
+
 def test_terminal_position_strings_are_recognised():
     game = TantFant()
     won = game.from_notation("WWW/B.B/..B b")
