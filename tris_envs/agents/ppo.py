@@ -41,7 +41,7 @@ import importlib.util
 import io
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -143,7 +143,7 @@ def _load(source: Path | io.BytesIO) -> MaskableActorCriticPolicy:
     if isinstance(source, Path) and source.suffix == ".zip":
         policy = MaskablePPO.load(source, device="cpu").policy
     else:
-        policy = MaskableActorCriticPolicy.load(source, device="cpu")
+        policy = MaskableActorCriticPolicy.load(cast(Any, source), device="cpu")
     policy.set_training_mode(False)
     return policy
 
@@ -177,7 +177,7 @@ def policy_action(policy: MaskableActorCriticPolicy, observation: np.ndarray, ma
     import torch
 
     shape = policy.observation_space.shape
-    n_actions = int(policy.action_space.n)
+    n_actions = int(cast(Any, policy.action_space).n)
     if observation.shape != shape or mask.shape != (n_actions,):
         raise ValueError(f"the PPO policy expects observations of shape {shape} and "
                          f"{n_actions} actions, got {observation.shape} and {mask.shape[0]}: "
@@ -188,7 +188,8 @@ def policy_action(policy: MaskableActorCriticPolicy, observation: np.ndarray, ma
     with torch.no_grad():
         obs = torch.as_tensor(observation[None], dtype=torch.float32)
         distribution = policy.get_distribution(obs, action_masks=mask[None])
-        probs = distribution.distribution.probs[0].numpy()[legal].astype(np.float64)
+        categorical = cast(Any, distribution.distribution)
+        probs = categorical.probs[0].numpy()[legal].astype(np.float64)
     if deterministic:
         return int(legal[np.argmax(probs)])
     return int(rng.choice(legal, p=probs / probs.sum()))
@@ -224,7 +225,7 @@ class PPOAgent:
             self.path = _checkpoint_path(source)
             self.name = f"ppo:{self.path.stem}"
         elif source is not None:
-            self._policy = getattr(source, "policy", source)
+            self._policy = getattr(source, "policy", cast(Any, source))
             self.name = "ppo:model"
         else:
             self.name = "ppo"
@@ -288,7 +289,7 @@ class PolicyOpponent:
             default_label = f"ppo:{self.path.stem}"
         else:
             self.path = None
-            self._policy = getattr(source, "policy", source)
+            self._policy = getattr(source, "policy", cast(Any, source))
             default_label = "ppo:model"
         self.label = label if label is not None else default_label
 
@@ -299,7 +300,7 @@ class PolicyOpponent:
             if self.path is not None:
                 self._policy = load_policy(self.path)
             else:
-                self._policy = _load(io.BytesIO(self._policy_bytes))
+                self._policy = _load(io.BytesIO(self._policy_bytes or b""))
         return self._policy
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -311,7 +312,7 @@ class PolicyOpponent:
         state = dict(self.__dict__)
         if self.path is None and self._policy_bytes is None:
             buffer = io.BytesIO()
-            self._policy.save(buffer)
+            cast(Any, self._policy).save(buffer)
             state["_policy_bytes"] = buffer.getvalue()
         state["_policy"] = None
         return state
