@@ -1,0 +1,69 @@
+"""Sphinx configuration of the tris_envs documentation (MyST Markdown, furo theme).
+
+Build: ``make docs`` (``sphinx-build -W --keep-going docs docs/_build/html``). The game
+pictures are drawn by the package's own renderer at every build (``make_pictures.py``).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))  # the package, also without an installed copy
+
+import make_pictures  # noqa: E402
+
+project = "tris_envs"
+author = "tris_envs contributors"
+copyright = "tris_envs contributors"  # noqa: A001
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",
+]
+source_suffix = {".md": "markdown"}
+root_doc = "index"
+exclude_patterns = [
+    "_build",
+    "Thumbs.db",
+    ".DS_Store",
+    # the round-robin tables next to their heat maps are included by results.md, not pages
+    "results/*.md",
+]
+
+# MyST: anchors for "#section" links, ::: fences, $...$ never used
+myst_enable_extensions = ["colon_fence", "deflist"]
+myst_heading_anchors = 3
+
+# autodoc + napoleon (Google-style docstrings)
+autodoc_member_order = "bysource"
+autodoc_typehints = "description"
+autodoc_default_options = {"members": True, "show-inheritance": True}
+# the PPO agent imports these lazily; mocking keeps the build light where they are absent
+autodoc_mock_imports = ["torch", "stable_baselines3", "sb3_contrib"]
+napoleon_google_docstring = True
+napoleon_numpy_docstring = False
+# The state classes (NamedTuples, dataclasses) list their fields in an "Attributes:" section
+# and autodoc documents the same fields again; as :ivar: fields the section is not a second
+# description of each attribute (otherwise: "duplicate object description" warnings).
+napoleon_use_ivar = True
+
+html_theme = "furo"
+html_title = "tris_envs"
+html_static_path: list[str] = []
+html_show_sourcelink = False
+# no web fonts, no analytics: the site works offline
+html_theme_options = {"navigation_with_keys": True}
+
+
+def _pictures(app: object) -> None:
+    """Draw the game pictures before the pages that show them are read."""
+    make_pictures.main(HERE / "pictures")
+
+
+def setup(app):  # noqa: ANN001, ANN201 - Sphinx's extension hook
+    app.connect("builder-inited", _pictures)
+    return {"parallel_read_safe": True}
