@@ -7,7 +7,9 @@ they assert the targets of the training issue.
 from __future__ import annotations
 
 import csv
+import importlib.util
 import pickle
+import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -25,18 +27,37 @@ from tris_envs.core.game import resolve_chance
 from tris_envs.envs import SingleAgentEnv
 from tris_envs.evaluation import play_match
 from tris_envs.games import GAMES, make_game
+from tris_envs.training.config import Config, apply_overrides, default_config, load_config
+from tris_envs.training.evaluation import game_options_from, optimal_moves
+from tris_envs.training.pool import OpponentPoolEnv, PoolTally
+from tris_envs.training.targets import check_targets, target_report
+from tris_envs.training.train import train
 
 torch.set_num_threads(1)
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
-import evaluate  # noqa: E402  (training/evaluate.py)
-import train  # noqa: E402  (training/train.py)
+SCRIPTS = Path(__file__).resolve().parents[1] / "training"
 
 
-def tiny_config(game: str) -> dict:
+def load_script(name: str):
+    """``training/<name>.py`` as a module (the scripts are no package)."""
+    spec = importlib.util.spec_from_file_location(f"training_{name}", SCRIPTS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+train_script = load_script("train")
+evaluate_script = load_script("evaluate")
+
+
+def shipped_config(game: str) -> Config:
+    """``training/configs/<game>.toml``, loaded."""
+    return load_config(default_config(game, SCRIPTS / "configs"))
+
+
+def tiny_config(game: str) -> Config:
     """The game's shipped config shrunk to a few hundred steps and a handful of eval games."""
-    config = train.load_config(train.default_config(game))
     opponents = '["random", "solver"]' if GAMES[game].solvable else '["random"]'
-    return train.apply_overrides(config, [
+    return apply_overrides(shipped_config(game), [
         "train.timesteps=512", "train.n_envs=2", "ppo.n_steps=128", "ppo.batch_size=64",
         "ppo.n_epochs=1", "pool.snapshot_every=128", "pool.max_snapshots=2",
         "eval.every=1000000", "eval.games=2", f"eval.opponents={opponents}"])
@@ -57,9 +78,9 @@ def tris1_model(tmp_path_factory) -> Path:
 def test_short_run_saves_loads_and_plays(game, tmp_path):
     config = tiny_config(game)
     lines: list[str] = []
-    run = train.train(config, tmp_path / "run", progress=False, report=lines.append)
+    run = train(config, tmp_path / "run", progress=False, report=lines.append)
 
-    assert run.timesteps == 512 and run.timesteps == config["train"]["timesteps"]
+    assert run.timesteps == 512 and run.timesteps == config.train.timesteps
     for path in (run.final, run.best, run.csv, run.curve, run.out / "config.json"):
         assert path.is_file(), path
     assert list((run.out / "tb").iterdir())
@@ -68,16 +89,16 @@ def test_short_run_saves_loads_and_plays(game, tmp_path):
         rows = list(csv.DictReader(handle))
     assert [int(r["steps"]) for r in rows] == [0, 512] and len(lines) == 2
     assert all(0 <= float(r["score_random"]) <= 1 for r in rows)
-    judged = GAMES[game].solvable and config["eval"]["judge_moves"]
+    judged = GAMES[game].solvable and config.eval.judge_moves
     assert (rows[-1]["optimal_share"] != "") == judged
-    # snapshots every 128 steps, only the newest two kept on disk
-    assert sorted(p.name for p in (run.out / "snapshots").iterdir()) == [
-        "step_000000384.zip", "step_000000512.zip"]
+    # snapshots every 128 steps, taken between rollouts of 256: the newest two kept on disk
+    assert sorted(p.name for p in run.snapshots.iterdir()) == [
+        "step_000000000.zip", "step_000000256.zip"]
     # the learner met pool members only (snapshots tallied together as "self")
-    weighted = {label for label, w in config["pool"]["weights"].items() if w > 0}
+    weighted = {label for label, w in config.pool.weights.items() if w > 0}
     assert set(run.pool_results) <= weighted and run.pool_results
 
-    # load and play: PPOAgent, the ppo: spec, a match, and evaluate.py
+    # load and play: PPOAgent, the ppo: spec, a match, and training/evaluate.py
     state_game = make_game(game)
     agent = make_agent(f"ppo:{run.final}", np.random.default_rng(0))
     assert isinstance(agent, PPOAgent) and agent.name == "ppo:final"
@@ -89,27 +110,88 @@ def test_short_run_saves_loads_and_plays(game, tmp_path):
     again = play_match(state_game, f"ppo:{run.final}", "random", 2, seed=3)
     assert again.by_seat == result.by_seat
     if game == "tant_fant":
-        assert evaluate.main([str(run.best), "--game", game, "--games", "2",
+        assert evaluate_script.main([str(run.best), "--game", game, "--games", "2",
                               "--opponents", "random,solver"]) == 0
 
 
 def test_train_script_command_line(tmp_path, capsys):
     out = tmp_path / "cli"
-    assert train.main(["--game", "tris1", "--timesteps", "256", "--seed", "5", "--out",
+    assert train_script.main(["--game", "tris1", "--timesteps", "256", "--seed", "5", "--out",
                        str(out), "--no-progress", "--set", "ppo.n_steps=64",
                        "--set", "ppo.batch_size=64", "--set", "eval.games=2",
                        "--set", 'eval.opponents=["random"]', "--set", "eval.every=1000000"]) == 0
     printed = capsys.readouterr().out
     assert "trained 256 steps" in printed and (out / "final.zip").is_file()
     assert '"seed": 5' in (out / "config.json").read_text()
-    assert train.main(["--game", "tris1", "--set", "ppo.gama=0.9"]) == 2
+    assert train_script.main(["--game", "tris1", "--set", "ppo.gama=0.9"]) == 2
     assert "unknown config key 'ppo.gama'" in capsys.readouterr().err
-    assert train.main(["--game", "tris1", "--config",
-                       str(train.default_config("tant_fant"))]) == 2
+    assert train_script.main(["--game", "tris1", "--config",
+                              str(SCRIPTS / "configs" / "tant_fant.toml")]) == 2
+    assert "--game tris1 but the config trains 'tant_fant'" in capsys.readouterr().err
+
+
+TINY_RUN = ["--game", "tris1", "--timesteps", "256", "--no-progress", "--set", "ppo.n_steps=64",
+            "--set", "ppo.batch_size=64", "--set", "eval.games=2",
+            "--set", 'eval.opponents=["random"]']
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--config", "{tmp}/missing.toml"], "No such file or directory: '{tmp}/missing.toml'"),
+    (["--config", "{tmp}/file"], "(at line 1, column 5)"),
+    (["--out", "{tmp}/file"], "File exists: '{tmp}/file'"),
+    (["--out", "{tmp}/file/run"], "Not a directory: '{tmp}/file/run'"),
+    (["--set", "ppo.learning_rate=abc"], "ppo.learning_rate='abc': must be a number > 0"),
+    (["--set", "ppo.gamma=5"], "ppo.gamma=5: must be a number in [0, 1]"),
+    (["--set", 'eval.opponents=["ppo:/nonexistent"]'],
+     "eval.opponents: PPO checkpoint '/nonexistent' not found"),
+    (["--set", 'eval.opponents=["ppo:{tmp}/file"]'], "checkpoint '{tmp}/file' cannot be read"),
+])
+def test_train_script_rejects_bad_input_in_one_line(args, message, tmp_path, capsys):
+    (tmp_path / "file").write_text("not a config, not a checkpoint\n")
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    out = ["--out", str(tmp_path / "run")] if "--out" not in args else []
+    assert train_script.main([*TINY_RUN, *out, *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("train.py: error: ") and err.count("\n") == 1
+    assert message.replace("{tmp}", str(tmp_path)) in err
+
+
+def test_evaluate_script_names_an_unreadable_checkpoint(tmp_path, capsys):
+    corrupt = tmp_path / "corrupt.zip"
+    corrupt.write_bytes(b"PK\x03\x04 truncated")
+    for path, message in ((tmp_path / "missing.zip", "PPO checkpoint '{}' not found"),
+                          (corrupt, "checkpoint '{}' cannot be read")):
+        assert evaluate_script.main([str(path), "--game", "tris1", "--games", "2",
+                                     "--opponents", "random"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("evaluate.py: error: ") and message.format(path) in err
+
+
+@pytest.mark.parametrize("script, args, message", [
+    ("train.py", ["--game", "tris1", "--set", "ppo.gamma=5"],
+     "train.py: error: ppo.gamma=5: must be a number in [0, 1]\n"),
+    ("evaluate.py", ["nowhere.zip", "--game", "tris1"],
+     "evaluate.py: error: PPO checkpoint 'nowhere.zip' not found"),
+])
+def test_scripts_exit_2_without_a_traceback(script, args, message):
+    done = subprocess.run([sys.executable, str(SCRIPTS / script), *args], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2 and message in done.stderr
+    assert "Traceback" not in done.stderr and not done.stdout
+
+
+def test_the_package_imports_torch_only_to_train():
+    code = ("import sys\n"
+            "import tris_envs.training.config, tris_envs.training.pool\n"
+            "import tris_envs.training.evaluation, tris_envs.training.targets\n"
+            "print(sorted({'torch', 'stable_baselines3', 'sb3_contrib'} & set(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=True)
+    assert done.stdout == "[]\n"
 
 
 def test_evaluate_script_prints_a_table(tris1_model, capsys):
-    assert evaluate.main([str(tris1_model), "--game", "tris1", "--games", "4",
+    assert evaluate_script.main([str(tris1_model), "--game", "tris1", "--games", "4",
                           "--opponents", "random,greedy,solver"]) == 0
     out = capsys.readouterr().out
     assert "| opponent | games | wins | draws | losses | score | 95% interval | optimal moves |" \
@@ -117,20 +199,20 @@ def test_evaluate_script_prints_a_table(tris1_model, capsys):
     assert "| greedy | 4 |" in out and "optimal moves over all games:" in out
     assert "the solver's own score against the solver in the same games" in out
     assert "training targets" not in out
-    assert evaluate.main([str(tris1_model), "--game", "tris1", "--games", "2",
+    assert evaluate_script.main([str(tris1_model), "--game", "tris1", "--games", "2",
                           "--opponents", "random,solver", "--targets"]) == 0
     out = capsys.readouterr().out
     assert "training targets:\n  no loss against solver: " in out
     assert "optimal moves >= 99%: " in out
-    assert evaluate.main([str(tris1_model), "--game", "tris2", "--games", "2",
+    assert evaluate_script.main([str(tris1_model), "--game", "tris2", "--games", "2",
                           "--opponents", "random"]) == 2
     assert "expects observations of shape (3, 3, 2)" in capsys.readouterr().err
-    assert evaluate.main(["missing.zip", "--game", "tris1"]) == 2
+    assert evaluate_script.main(["missing.zip", "--game", "tris1"]) == 2
     capsys.readouterr()
-    assert evaluate.main([str(tris1_model), "--game", "tris1", "--games", "2", "--no-judge",
+    assert evaluate_script.main([str(tris1_model), "--game", "tris1", "--games", "2", "--no-judge",
                           "--opponents", "solver"]) == 0
     assert "optimal moves" not in capsys.readouterr().out
-    assert evaluate.game_options_from(train.default_config("tritoc")) == {}
+    assert game_options_from(SCRIPTS / "configs" / "tritoc.toml") == {}
 
 
 # ----- the opponent pool ---------------------------------------------------------------------
@@ -144,7 +226,7 @@ def snapshots(tris1_model: Path, tmp_path: Path, n: int) -> list[str]:
 
 
 def test_pool_draws_every_member_and_books_rewards(tris1_model, tmp_path):
-    pool = train.OpponentPoolEnv(SingleAgentEnv("tris1"), {"random": 1, "greedy": 1,
+    pool = OpponentPoolEnv(SingleAgentEnv("tris1"), {"random": 1, "greedy": 1,
                                                             "self": 1, "mcts:50": 0}, seed=0)
     for path in snapshots(tris1_model, tmp_path, 2):
         pool.add_snapshot(path)
@@ -176,7 +258,7 @@ def test_pool_draws_every_member_and_books_rewards(tris1_model, tmp_path):
 
 
 def test_pool_books_a_truncated_episode_as_zero():
-    pool = train.OpponentPoolEnv(SingleAgentEnv("tant_fant", max_moves=4), {"random": 1},
+    pool = OpponentPoolEnv(SingleAgentEnv("tant_fant", max_moves=4), {"random": 1},
                                  seed=0)
     obs, info = pool.reset(seed=0)
     rewards, truncated = [], False
@@ -190,7 +272,7 @@ def test_pool_books_a_truncated_episode_as_zero():
 
 
 def test_pool_books_results_apart_from_tritoc_points():
-    pool = train.OpponentPoolEnv(SingleAgentEnv("tritoc", reward="points"), {"greedy": 1},
+    pool = OpponentPoolEnv(SingleAgentEnv("tritoc", reward="points"), {"greedy": 1},
                                  seed=0)
     rng = np.random.default_rng(0)
     differ = 0
@@ -209,7 +291,7 @@ def test_pool_books_results_apart_from_tritoc_points():
 
 
 def test_random_openings_start_live_positions_within_the_ply_limit():
-    pool = train.OpponentPoolEnv(SingleAgentEnv("tris1"), {"random": 1}, seed=0,
+    pool = OpponentPoolEnv(SingleAgentEnv("tris1"), {"random": 1}, seed=0,
                                  opening_prob=1.0, opening_plies=3)
     game = pool.unwrapped.game
     pieces = Counter()
@@ -224,12 +306,12 @@ def test_random_openings_start_live_positions_within_the_ply_limit():
         obs, info = pool.reset(seed=seed)
         counts[int(obs.sum())] += 1
     assert min(counts) >= 1 and max(counts) <= 4
-    plain = train.OpponentPoolEnv(SingleAgentEnv("tris1"), {"random": 1}, seed=0)
+    plain = OpponentPoolEnv(SingleAgentEnv("tris1"), {"random": 1}, seed=0)
     assert {int(plain.reset(seed=seed)[0].sum()) for seed in range(40)} == {0, 1}
 
 
 def test_snapshots_are_capped_and_the_pool_needs_a_member(tris1_model, tmp_path):
-    pool = train.OpponentPoolEnv(SingleAgentEnv("tris1"), {"self": 1}, max_snapshots=2)
+    pool = OpponentPoolEnv(SingleAgentEnv("tris1"), {"self": 1}, max_snapshots=2)
     with pytest.raises(ValueError, match="the opponent pool is empty"):
         pool.reset()
     for path in snapshots(tris1_model, tmp_path, 3):
@@ -240,7 +322,7 @@ def test_snapshots_are_capped_and_the_pool_needs_a_member(tris1_model, tmp_path)
 
 
 def test_pool_tally_groups_snapshots():
-    tally = train.PoolTally()
+    tally = PoolTally()
     for label, result in (("self:step_1", 1), ("self:step_2", -1), ("greedy", 0),
                           ("greedy", 1), ("mcts:50", -1)):
         tally.add({"opponent": label, "return": 3.0, "result": result})
@@ -250,47 +332,51 @@ def test_pool_tally_groups_snapshots():
 # ----- configs -------------------------------------------------------------------------------
 @pytest.mark.parametrize("game", GAMES)
 def test_shipped_configs_load(game):
-    config = train.load_config(train.default_config(game))
-    assert make_game(config["game"]).info.name == game
-    assert ("solver" in config["pool"]["weights"]) == GAMES[game].solvable
-    assert config["network"]["extractor"] == ("mlp" if game in ("tris1", "tant_fant") else "cnn")
+    config = shipped_config(game)
+    assert make_game(config.game).info.name == game
+    assert ("solver" in config.pool.weights) == GAMES[game].solvable
+    assert config.network.extractor == ("mlp" if game in ("tris1", "tant_fant") else "cnn")
 
 
 @pytest.mark.parametrize("override, message", [
     ("ppo.gama=0.9", "unknown config key 'ppo.gama'"),
-    ("train.n_envs=0", "train.n_envs = 0 must be an integer >= 1"),
-    ("ppo.batch_size=4096", "exceeds the rollout"),
-    ("network.extractor=\"resnet\"", "choose 'cnn' or 'mlp'"),
-    ("pool.weights={ random = -1 }", "non-negative numbers"),
-    ("eval.opponents=[\"alphazero\"]", "unknown agent spec 'alphazero'"),
-    ("game_options.max_moves=0", "max_moves"),
-    ("pool.opening_prob=1.5", "pool.opening_prob = 1.5 must be a number in"),
-    ("pool.opening_plies=-1", "pool.opening_plies = -1 must be an integer >= 0"),
+    ("train.n_envs=0", "train.n_envs=0: must be an integer >= 1"),
+    ("ppo.batch_size=4096", "ppo.batch_size=4096: must be at most the rollout"),
+    ("network.extractor=\"resnet\"", "network.extractor='resnet': must be one of 'cnn', 'mlp'"),
+    ("pool.weights={ random = -1 }", "pool.weights=.*non-negative numbers"),
+    ("eval.opponents=[\"alphazero\"]", "eval.opponents: unknown agent spec 'alphazero'"),
+    ("game_options.max_moves=0", "game_options: option max_moves=0"),
+    ("pool.opening_prob=1.5", r"pool.opening_prob=1.5: must be a number in \[0, 1\]"),
+    ("pool.opening_plies=-1", "pool.opening_plies=-1: must be an integer >= 0"),
+    ("ppo.gamma=5", r"ppo.gamma=5: must be a number in \[0, 1\]"),
+    ("ppo.learning_rate=abc", "ppo.learning_rate='abc': must be a number > 0"),
+    ("ppo.clip_range=0", "ppo.clip_range=0: must be a number > 0"),
+    ("eval.judge_moves=1", "eval.judge_moves=1: must be true or false"),
+    ("eval.opponents=[]", "eval.opponents=.*non-empty list"),
+    ("network.net_arch=[64, 0]", "network.net_arch=.*integers >= 1"),
+    ("ppo=1", "config key 'ppo' must be a table"),
 ])
 def test_bad_configs_are_named(override, message):
-    config = train.load_config(train.default_config("tris1"))
     with pytest.raises(ValueError, match=message):
-        train.apply_overrides(config, [override])
+        apply_overrides(shipped_config("tris1"), [override])
 
 
 def test_solver_only_where_the_game_has_one():
-    config = train.load_config(train.default_config("tris2"))
-    with pytest.raises(ValueError, match="tris2 has no exact solver"):
-        train.apply_overrides(config, ['eval.opponents=["solver"]'])
+    with pytest.raises(ValueError, match="eval.opponents: tris2 has no exact solver"):
+        apply_overrides(shipped_config("tris2"), ['eval.opponents=["solver"]'])
 
 
 def test_solver_cannot_join_a_coloring_phase():
-    config = train.load_config(train.default_config("doppia_scelta"))
     with pytest.raises(ValueError, match="coloring phase"):
-        train.apply_overrides(config, ['game_options.setup="coloring"'])
+        apply_overrides(shipped_config("doppia_scelta"), ['game_options.setup="coloring"'])
 
 
 def test_overrides_parse_toml_values():
-    config = train.load_config(train.default_config("tritoc"))
-    config = train.apply_overrides(config, ["game_options.reward=points", "ppo.gamma=0.9",
-                                            "pool.weights={ greedy = 1 }"])
-    assert config["game_options"] == {"reward": "points"}
-    assert config["ppo"]["gamma"] == 0.9 and config["pool"]["weights"] == {"greedy": 1}
+    config = apply_overrides(shipped_config("tritoc"), [
+        "game_options.reward=points", "ppo.gamma=0.9", "pool.weights={ greedy = 1 }"])
+    assert config.game_options == {"reward": "points"}
+    assert config.ppo.gamma == 0.9 and config.pool.weights == {"greedy": 1}
+    assert config.to_dict()["ppo"]["gamma"] == 0.9
 
 
 # ----- PPO agents ------------------------------------------------------------------------------
@@ -382,10 +468,10 @@ def test_board_cnn_shapes():
 def test_optimal_moves_judges_by_the_solver():
     game = make_game("tant_fant")
     perfect = play_match(game, "solver", "random", 4, seed=0, keep_records=True)
-    optimal, judged = evaluate.optimal_moves(game, perfect.records)
+    optimal, judged = optimal_moves(game, perfect.records)
     assert optimal == judged > 0
     erratic = play_match(game, "random", "solver", 4, seed=0, keep_records=True)
-    optimal, judged = evaluate.optimal_moves(game, erratic.records)
+    optimal, judged = optimal_moves(game, erratic.records)
     assert 0 < optimal < judged
 
 
@@ -396,18 +482,18 @@ def test_targets_are_checked_per_game():
         return SimpleNamespace(opponent=opponent, optimal=optimal, judged=judged,
                                match=SimpleNamespace(score=score, losses=losses))
 
-    tris2 = evaluate.check_targets("tris2", [result("random", 0.95), result("greedy", 0.6),
+    tris2 = check_targets("tris2", [result("random", 0.95), result("greedy", 0.6),
                                              result("mcts:100", 0.7)])
     assert [met for _, met in tris2] == [True, False, True]  # > 60% is strict
     assert tris2[1][0] == "score against greedy > 60%: 60.0%"
-    tant_fant = evaluate.check_targets("tant_fant", [result("solver", 0.5, 1, 99, 100)])
+    tant_fant = check_targets("tant_fant", [result("solver", 0.5, 1, 99, 100)])
     assert tant_fant == [("no loss against solver: 1 losses", False),
                          ("optimal moves >= 99%: 99.00%", True)]
     doppia = [result("random", 0.91), result("solver", 0.55)]
-    assert [met for _, met in evaluate.check_targets("doppia_scelta", doppia, 0.66)] == [
+    assert [met for _, met in check_targets("doppia_scelta", doppia, 0.66)] == [
         True, False]
-    assert [met for _, met in evaluate.check_targets("doppia_scelta", doppia)] == [True, None]
-    assert evaluate.check_targets("tritoc", [])[0] == ("greedy: not played", None)
+    assert [met for _, met in check_targets("doppia_scelta", doppia)] == [True, None]
+    assert check_targets("tritoc", [])[0] == ("greedy: not played", None)
 
 
 # ----- full runs (slow): the targets of the training issue ----------------------------------------
@@ -419,7 +505,6 @@ MISSED = pytest.mark.xfail(strict=True, reason="target missed with the shipped c
 @pytest.mark.parametrize("game", [pytest.param(g, marks=MISSED) if g in ("tris2", "doppia_scelta")
                                   else g for g in GAMES])
 def test_full_training_reaches_the_targets(game, tmp_path):
-    config = train.load_config(train.default_config(game))
-    run = train.train(config, tmp_path / "run", progress=False)
-    report = evaluate.target_report(run.final, game, n_games=400, seed=99)
+    run = train(shipped_config(game), tmp_path / "run", progress=False)
+    report = target_report(run.final, game, n_games=400, seed=99)
     assert report and all(met for _, met in report), report

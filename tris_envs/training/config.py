@@ -1,0 +1,332 @@
+"""Training configs: TOML tables read into dataclasses and checked before training starts.
+
+A config file sets some keys of :class:`Config` (``training/configs/tant_fant.toml`` shows
+them all); the others keep their defaults. Every value is checked when read, and a bad one
+raises ``ValueError`` naming the key and what it may be (``ppo.gamma=5: must be a number in
+[0, 1]``)::
+
+    config = load_config("training/configs/tris1.toml")
+    config = apply_overrides(config, ["ppo.ent_coef=0.02", 'eval.opponents=["random"]'])
+    config.ppo.ent_coef     # 0.02
+
+Importing this module imports neither PyTorch nor Stable-Baselines3.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import dataclasses
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tris_envs.agents import make_agent
+from tris_envs.core.game import resolve_chance
+from tris_envs.games import GAMES, make_game
+
+SELF = "self"
+"""Pool weight key of the learner's past snapshots."""
+
+Check = Callable[[Any], "str | None"]
+"""A value's check: what is wrong with it, or ``None``."""
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def integer(low: int) -> Check:
+    """An integer ``>= low``."""
+    return lambda v: None if _is_int(v) and v >= low else f"must be an integer >= {low}"
+
+
+def number(low: float, high: float | None = None, strict: bool = False) -> Check:
+    """A number in ``[low, high]``, or ``>= low`` (``> low`` if ``strict``) without ``high``."""
+    if high is not None:
+        return lambda v: (None if _is_number(v) and low <= v <= high
+                          else f"must be a number in [{low:g}, {high:g}]")
+    if strict:
+        return lambda v: None if _is_number(v) and v > low else f"must be a number > {low:g}"
+    return lambda v: None if _is_number(v) and v >= low else f"must be a number >= {low:g}"
+
+
+def one_of(*choices: str) -> Check:
+    """One of the strings ``choices``."""
+    return lambda v: None if v in choices else f"must be one of {', '.join(map(repr, choices))}"
+
+
+def flag(value: Any) -> str | None:
+    """A boolean."""
+    return None if isinstance(value, bool) else "must be true or false"
+
+
+def sizes(minimum: int) -> Check:
+    """A list of at least ``minimum`` integers ``>= 1`` (layer widths)."""
+    return lambda v: (None if isinstance(v, list) and len(v) >= minimum
+                      and all(_is_int(x) and x >= 1 for x in v)
+                      else f"must be a list of at least {minimum} integers >= 1")
+
+
+def specs(value: Any) -> str | None:
+    """A non-empty list of agent specs (see :func:`tris_envs.agents.make_agent`)."""
+    if not isinstance(value, list) or not value or not all(isinstance(s, str) for s in value):
+        return "must be a non-empty list of agent specs such as \"random\""
+    return None
+
+
+def weights(value: Any) -> str | None:
+    """A table of non-negative numbers with a positive sum."""
+    if not isinstance(value, dict) or not value or not all(
+            _is_number(w) and w >= 0 for w in value.values()) or sum(value.values()) <= 0:
+        return "must be a table of non-negative numbers with a positive sum"
+    return None
+
+
+def table(value: Any) -> str | None:
+    """A TOML table."""
+    return None if isinstance(value, dict) else "must be a table"
+
+
+def setting(default: Any, check: Check) -> Any:
+    """A dataclass field with a default and its :data:`Check`."""
+    if isinstance(default, (list, dict)):
+        return field(default_factory=lambda: type(default)(default), metadata={"check": check})
+    return field(default=default, metadata={"check": check})
+
+
+@dataclass
+class TrainSettings:
+    """``[train]``: the budget and the environments."""
+
+    timesteps: int = setting(100_000, integer(1))
+    seed: int = setting(0, integer(0))
+    n_envs: int = setting(2, integer(1))
+    vec_env: str = setting("dummy", one_of("dummy", "subproc"))
+
+
+@dataclass
+class NetworkSettings:
+    """``[network]``: ``"cnn"`` (``BoardCNN``: ``channels`` 3x3 convolutions, a dense layer of
+    ``features_dim``) or ``"mlp"`` (the planes flattened), then separate policy and value
+    heads of widths ``net_arch``."""
+
+    extractor: str = setting("cnn", one_of("cnn", "mlp"))
+    channels: list[int] = setting([32, 32], sizes(1))
+    features_dim: int = setting(128, integer(1))
+    net_arch: list[int] = setting([64, 64], sizes(0))
+
+
+@dataclass
+class PPOSettings:
+    """``[ppo]``: the keyword arguments of ``sb3_contrib.MaskablePPO``."""
+
+    learning_rate: float = setting(3e-4, number(0, strict=True))
+    n_steps: int = setting(256, integer(1))
+    batch_size: int = setting(128, integer(2))
+    n_epochs: int = setting(4, integer(1))
+    gamma: float = setting(0.99, number(0, 1))
+    gae_lambda: float = setting(0.95, number(0, 1))
+    clip_range: float = setting(0.2, number(0, strict=True))
+    ent_coef: float = setting(0.01, number(0))
+    vf_coef: float = setting(0.5, number(0))
+    max_grad_norm: float = setting(0.5, number(0, strict=True))
+
+
+@dataclass
+class PoolSettings:
+    """``[pool]``: the opponents of the training episodes (see
+    :class:`~tris_envs.training.pool.OpponentPoolEnv`)."""
+
+    snapshot_every: int = setting(20_000, integer(1))
+    max_snapshots: int = setting(8, integer(1))
+    snapshot_deterministic: bool = setting(False, flag)
+    opening_prob: float = setting(0.0, number(0, 1))
+    opening_plies: int = setting(0, integer(0))
+    weights: dict[str, float] = setting({SELF: 0.5, "random": 0.2, "greedy": 0.3}, weights)
+
+
+@dataclass
+class EvalSettings:
+    """``[eval]``: the evaluations during training."""
+
+    every: int = setting(20_000, integer(1))
+    games: int = setting(100, integer(1))
+    opponents: list[str] = setting(["random", "greedy"], specs)
+    seed: int = setting(1_000_003, integer(0))
+    processes: int = setting(1, integer(1))
+    judge_moves: bool = setting(True, flag)
+
+
+@dataclass
+class Config:
+    """A whole training config: the game, its options, and one field per table."""
+
+    game: str = setting("", one_of(*GAMES))
+    game_options: dict[str, Any] = setting({}, table)
+    train: TrainSettings = field(default_factory=TrainSettings)
+    network: NetworkSettings = field(default_factory=NetworkSettings)
+    ppo: PPOSettings = field(default_factory=PPOSettings)
+    pool: PoolSettings = field(default_factory=PoolSettings)
+    eval: EvalSettings = field(default_factory=EvalSettings)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The config as nested tables (the form of ``config.json``)."""
+        return dataclasses.asdict(self)
+
+
+def load_config(path: str | Path) -> Config:
+    """The TOML file at ``path`` over the defaults, checked.
+
+    Raises:
+        ValueError: invalid TOML, an unknown key, a bad value (named with its key).
+        OSError: the file cannot be read.
+    """
+    return check_config(_table(Config, read_toml(Path(path)), "", Config()))
+
+
+def apply_overrides(config: Config, assignments: Sequence[str]) -> Config:
+    """``config`` with ``section.key=value`` assignments applied (values parsed as TOML).
+
+    A value that is not valid TOML is taken as a string (``--set eval.opponents='["random"]'``
+    gives a list, ``--set game_options.layout=random`` the string ``"random"``).
+
+    Raises:
+        ValueError: an assignment without ``=``, an unknown key, a bad value.
+    """
+    toml = _toml_module()
+    override: dict[str, Any] = {}
+    for text in assignments:
+        name, sep, raw = text.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"--set {text!r}: expected section.key=value")
+        try:
+            value = toml.loads(f"v = {raw}")["v"]
+        except toml.TOMLDecodeError:
+            value = raw
+        keys = name.strip().split(".")
+        place = override
+        for key in keys[:-1]:
+            place = place.setdefault(key, {})
+        place[keys[-1]] = value
+    return check_config(_table(Config, override, "", config))
+
+
+def default_config(game: str, directory: str | Path) -> Path:
+    """``<directory>/<game>.toml`` (a ``_v0`` suffix dropped).
+
+    Raises:
+        ValueError: no such file; the message lists the configs in ``directory``.
+    """
+    directory = Path(directory)
+    name = game.removesuffix("_v0")
+    path = directory / f"{name}.toml"
+    if not path.is_file():
+        known = ", ".join(sorted(p.stem for p in directory.glob("*.toml"))) or "none"
+        raise ValueError(f"no training config for {game!r} in {directory} (have: {known}); "
+                         "pass --config")
+    return path
+
+
+def check_config(config: Config) -> Config:
+    """``config`` after the checks that span keys; ``ValueError`` naming the keys.
+
+    The game's options, PPO's batch against the rollout, the pool and evaluation agent
+    specs, and ``"solver"`` only where the solver can play the game's start position.
+    """
+    if not config.game:
+        raise ValueError(f"config key 'game' is missing (e.g. game = \"tant_fant\"; games: "
+                         f"{', '.join(GAMES)})")
+    try:
+        game = make_game(config.game, **config.game_options)
+    except ValueError as error:
+        raise ValueError(f"game_options: {error}") from None
+    rollout = config.ppo.n_steps * config.train.n_envs
+    if config.ppo.batch_size > rollout:
+        raise ValueError(f"ppo.batch_size={config.ppo.batch_size}: must be at most the rollout, "
+                         f"ppo.n_steps x train.n_envs = {rollout}")
+    members = [s for s in config.pool.weights if s != SELF]
+    for key, agents in (("pool.weights", members), ("eval.opponents", config.eval.opponents)):
+        for spec in agents:
+            try:
+                make_agent(spec)
+            except (ValueError, OSError) as error:
+                raise ValueError(f"{key}: {error}") from None
+        if "solver" in agents:
+            _check_solver(game, key)
+    return config
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """The TOML file at ``path`` as a dictionary.
+
+    Raises:
+        ValueError: invalid TOML, or Python 3.10 without ``tomli``.
+        OSError: the file cannot be read.
+    """
+    toml = _toml_module()
+    try:
+        return toml.loads(path.read_text())
+    except toml.TOMLDecodeError as error:
+        raise ValueError(f"{path}: {error}") from None
+
+
+def _toml_module() -> Any:
+    for name in ("tomllib", "tomli"):  # tomllib is in the standard library from Python 3.11
+        with contextlib.suppress(ModuleNotFoundError):
+            return importlib.import_module(name)
+    raise ValueError("reading the TOML training configs needs Python >= 3.11 (tomllib) or, "
+                     "on Python 3.10, pip install tomli")
+
+
+def _table(cls: type, data: dict[str, Any], where: str, base: Any) -> Any:
+    """A ``cls`` with the keys of ``data`` over those of ``base``, each value checked."""
+    known = {f.name: f for f in dataclasses.fields(cls)}
+    for key in data:
+        if key not in known:
+            raise ValueError(f"unknown config key {where + key!r}; known in this table: "
+                             f"{', '.join(known)}")
+    values = {}
+    for name, spec in known.items():
+        key = where + name
+        current = getattr(base, name)
+        if name not in data:
+            values[name] = copy.deepcopy(current)
+        elif dataclasses.is_dataclass(current):
+            if not isinstance(data[name], dict):
+                raise ValueError(f"config key {key!r} must be a table")
+            values[name] = _table(type(current), data[name], f"{key}.", current)
+        else:
+            problem = spec.metadata["check"](data[name])
+            if problem:
+                raise ValueError(f"{key}={_show(data[name])}: {problem}")
+            values[name] = data[name]
+    return cls(**values)
+
+
+def _show(value: Any) -> str:
+    """``value`` as TOML would write it (near enough for a message)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    return repr(value)
+
+
+def _check_solver(game: Any, key: str) -> None:
+    name = game.info.name
+    if not GAMES[name].solvable:
+        solvable = ", ".join(n for n, spec in GAMES.items() if spec.solvable)
+        raise ValueError(f"{key}: {name} has no exact solver, remove 'solver' (solvable: "
+                         f"{solvable})")
+    rng = np.random.default_rng(0)  # e.g. Doppia scelta's coloring phase is not solvable
+    try:
+        make_agent("solver", rng).act(game, resolve_chance(game, game.initial_state(rng), rng))
+    except ValueError as error:
+        raise ValueError(f"{key}: {error}") from None

@@ -1,0 +1,150 @@
+"""A checkpoint's matches against baselines, both seats, and the judging of its moves.
+
+Importing this module imports neither PyTorch nor Stable-Baselines3 (the checkpoint loads
+at its first move).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tris_envs.agents import PPOAgent
+from tris_envs.agents.ppo import load_policy
+from tris_envs.agents.solver_agent import solution_for
+from tris_envs.core.game import Game
+from tris_envs.evaluation import GameRecord, MatchResult, play_match
+from tris_envs.games import GAMES
+from tris_envs.training.config import read_toml
+
+
+@dataclass
+class OpponentResult:
+    """The checkpoint's results against one opponent.
+
+    Attributes:
+        opponent: The opponent's agent spec.
+        match: The match, the checkpoint as agent ``a``.
+        optimal: The checkpoint's moves that keep the solver's game value.
+        judged: The checkpoint's moves judged by the solver (0 where the game has none).
+    """
+
+    opponent: str
+    match: MatchResult
+    optimal: int = 0
+    judged: int = 0
+
+    @property
+    def optimal_share(self) -> float | None:
+        """``optimal / judged``, or ``None`` where no move was judged."""
+        return self.optimal / self.judged if self.judged else None
+
+
+def evaluate_checkpoint(checkpoint: str | Path, game: Game, opponents: Sequence[str],
+                        n_games: int, seed: int, processes: int = 1,
+                        deterministic: bool = True,
+                        judge_moves: bool = True) -> list[OpponentResult]:
+    """Play the checkpoint against each opponent; judge its moves where a solver exists.
+
+    Args:
+        checkpoint: The ``MaskablePPO`` zip.
+        game: The rules core, options fixed (as in training).
+        opponents: Agent specs (``"random"``, ``"mcts:100"``, ``"solver"``, ``"ppo:<path>"``).
+        n_games: Games per opponent, seats alternating.
+        seed: Match seed (the same for every opponent).
+        processes: Worker processes of each match.
+        deterministic: The checkpoint plays its most probable legal move.
+        judge_moves: Count the checkpoint's solver-optimal moves (solvable games only).
+
+    Raises:
+        ValueError: a bad spec, count or seed, or ``"solver"`` for a game without one.
+        FileNotFoundError: no checkpoint file.
+        CheckpointError: the file is not a policy (a ``ValueError``).
+    """
+    load_policy(checkpoint)  # a missing or unreadable file fails here, not in a match worker
+    source = functools.partial(PPOAgent, checkpoint, deterministic=deterministic)
+    judge = judge_moves and GAMES[game.info.name].solvable
+    results = []
+    for opponent in opponents:
+        match = play_match(game, source, opponent, n_games, seed, processes=processes,
+                           keep_records=judge)
+        result = OpponentResult(opponent, match)
+        if judge:
+            result.optimal, result.judged = optimal_moves(game, match.records)
+            match.records = []
+        results.append(result)
+    return results
+
+
+def optimal_moves(game: Game, records: Sequence[GameRecord]) -> tuple[int, int]:
+    """Moves of ``play_match``'s agent ``a`` that keep the solver's value, and all its moves.
+
+    ``records`` are a match's records in order: agent ``a`` sat in seat ``k % 2`` in game
+    ``k``. Each game is replayed from its start position.
+
+    Raises:
+        ValueError: the game has no exact solver.
+    """
+    optimal = judged = 0
+    for k, record in enumerate(records):
+        seat = k % 2
+        state = game.from_notation(record.start)
+        for actor, action in record.moves:
+            if actor == seat:
+                solution, lookup = solution_for(game, state)
+                optimal += action in solution.optimal_actions(lookup)
+                judged += 1
+            state = game.apply(state, action)
+    return optimal, judged
+
+
+def solver_reference(game: Game, n_games: int, seed: int, processes: int = 1) -> float:
+    """The solver's score against the solver in the games a match with ``seed`` plays (the
+    same boards and dice as the checkpoint's games): what perfect play reaches."""
+    return play_match(game, "solver", "solver", n_games, seed, processes=processes).score
+
+
+def format_table(results: Sequence[OpponentResult]) -> str:
+    """The results as a Markdown table (score with its 95% interval, optimal-move share)."""
+    judged = any(r.judged for r in results)
+    header = "| opponent | games | wins | draws | losses | score | 95% interval |"
+    header += " optimal moves |" if judged else ""
+    lines = [header, "|" + "---|" * (header.count("|") - 1)]
+    for r in results:
+        m = r.match
+        low, high = m.score_interval
+        line = (f"| {r.opponent} | {m.n_games} | {m.wins} | {m.draws} | {m.losses} | "
+                f"{m.score:.1%} | [{low:.1%}, {high:.1%}] |")
+        if judged:
+            share = r.optimal_share
+            line += f" {share:.2%} of {r.judged} |" if share is not None else " — |"
+        lines.append(line)
+    if judged:
+        optimal = sum(r.optimal for r in results)
+        total = sum(r.judged for r in results)
+        lines.append("")
+        lines.append(f"optimal moves over all games: {optimal}/{total} = {optimal / total:.2%} "
+                     "(moves keeping the solver's game value)")
+    return "\n".join(lines)
+
+
+def game_options_from(config: str | Path | None) -> dict[str, Any]:
+    """The ``game_options`` table of a training config (TOML) or a run's ``config.json``.
+
+    Raises:
+        ValueError: invalid TOML or JSON, or a TOML file on Python 3.10 without ``tomli``.
+        OSError: the file cannot be read.
+    """
+    if config is None:
+        return {}
+    path = Path(config)
+    if path.suffix != ".json":
+        return dict(read_toml(path).get("game_options", {}))
+    try:
+        return dict(json.loads(path.read_text()).get("game_options", {}))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: {error}") from None

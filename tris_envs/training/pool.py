@@ -1,0 +1,194 @@
+"""The learner's training environment: an opponent drawn from a weighted pool each episode.
+
+Importing this module imports neither PyTorch nor Stable-Baselines3.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+import gymnasium
+import numpy as np
+
+from tris_envs.agents import PolicyOpponent
+from tris_envs.core.game import resolve_chance
+from tris_envs.envs import SingleAgentEnv
+from tris_envs.training.config import SELF, Config
+
+POOL_STREAM = 0x706F6F6C
+"""Mixed into the pool's seed to keep its random stream apart from the environment's."""
+
+
+@dataclass
+class PoolTally:
+    """Episode results per pool member (snapshots together under ``"self"``)."""
+
+    results: dict[str, Counter] = field(default_factory=dict)
+
+    def add(self, episode: dict[str, Any]) -> None:
+        """Count one ``info["pool_episode"]`` as a win, draw or loss (its ``result``)."""
+        label = episode["opponent"]
+        if label.startswith(f"{SELF}:"):
+            label = SELF
+        outcome = {1: "wins", 0: "draws", -1: "losses"}[episode["result"]]
+        self.results.setdefault(label, Counter())[outcome] += 1
+
+    def merge(self, other: PoolTally) -> None:
+        """Add the counts of ``other``."""
+        for label, counts in other.results.items():
+            self.results.setdefault(label, Counter()).update(counts)
+
+    def scores(self) -> dict[str, tuple[int, float]]:
+        """Label -> (episodes, score rate with draws counting half)."""
+        out = {}
+        for label, c in sorted(self.results.items()):
+            n = c["wins"] + c["draws"] + c["losses"]
+            out[label] = (n, (c["wins"] + 0.5 * c["draws"]) / n)
+        return out
+
+
+class OpponentPoolEnv(gymnasium.Wrapper):
+    """Draws the opponent of each episode from a weighted pool (Gymnasium wrapper).
+
+    At every :meth:`reset` a member is drawn with its weight and installed with
+    ``SingleAgentEnv.set_opponent`` before the episode starts (so it also plays the opening
+    when the learner sits second). Members are agent specs and the learner's snapshots,
+    which share the weight of ``"self"`` evenly; while there is no snapshot that weight is
+    left out. Every step's ``info["opponent"]`` names the episode's opponent; the last
+    step's ``info["pool_episode"]`` is ``{"opponent": label, "return": the episode's summed
+    reward, "result": +1 / 0 / -1}``, the result being the learner's final result in the
+    game (``game.returns``; 0 when truncated, -1 for an illegal action), which differs from
+    the return only with Tritoc's ``reward="points"``. The wrapper also tallies these
+    results until :meth:`take_tally` collects them.
+
+    Args:
+        env: A :class:`~tris_envs.envs.SingleAgentEnv`.
+        weights: Agent spec (or ``"self"``) -> non-negative weight.
+        max_snapshots: Snapshots kept; adding one more drops the oldest.
+        seed: Seeds the draws and the snapshots' sampling (a stream apart from the one
+            ``env.reset(seed=seed)`` would give, so that seat and opponent draws are
+            independent when both get the same number).
+        snapshot_deterministic: Snapshots play their most probable move instead of sampling.
+        opening_prob: Share of episodes that start from a random opening instead of the
+            game's start: 1 to ``opening_plies`` uniformly random moves of both sides (dice
+            rolled as usual) from a fresh start, stopping before any move that would end the
+            game. The learner then meets positions that its own play rarely reaches, where a
+            policy that has stopped exploring would otherwise keep its mistakes.
+        opening_plies: The most moves of a random opening.
+    """
+
+    OPENING_TRIES = 8
+    """Random openings tried before an episode starts from the game's start instead (an
+    opening is dropped when the opponent's reply to it ends the game)."""
+
+    def __init__(self, env: SingleAgentEnv, weights: dict[str, float], max_snapshots: int = 8,
+                 seed: int | None = None, snapshot_deterministic: bool = False,
+                 opening_prob: float = 0.0, opening_plies: int = 0) -> None:
+        super().__init__(env)
+        self.game_env = cast(SingleAgentEnv, env.unwrapped)
+        self.weights = {spec: float(w) for spec, w in weights.items() if w > 0}
+        self.max_snapshots = max_snapshots
+        self.snapshot_deterministic = snapshot_deterministic
+        self.opening_prob = opening_prob
+        self.opening_plies = opening_plies
+        self.snapshots: list[PolicyOpponent] = []
+        self.rng = np.random.default_rng(None if seed is None else [seed, POOL_STREAM])
+        self.opponent_label = ""
+        self.tally = PoolTally()
+        self._return = 0.0
+
+    def add_snapshot(self, path: str) -> None:
+        """Add the learner's checkpoint at ``path`` (loaded now) and drop the oldest if full."""
+        snapshot = PolicyOpponent(path, deterministic=self.snapshot_deterministic,
+                                  rng=self.rng, label=f"{SELF}:{Path(path).stem}")
+        snapshot.policy  # noqa: B018  (load now: the file may be deleted once evicted)
+        self.snapshots.append(snapshot)
+        del self.snapshots[:-self.max_snapshots]
+
+    def members(self) -> list[tuple[str, Any, float]]:
+        """``(label, opponent, probability)`` of every member that can be drawn now."""
+        members: list[tuple[str, Any, float]] = []
+        for spec, weight in self.weights.items():
+            if spec == SELF:
+                members += [(s.label, s, weight / len(self.snapshots)) for s in self.snapshots]
+            else:
+                members.append((spec, spec, weight))
+        total = sum(w for _, _, w in members)
+        if total <= 0:
+            raise ValueError("the opponent pool is empty: give an agent spec a weight, or "
+                             "add a snapshot before the first reset")
+        return [(label, opponent, w / total) for label, opponent, w in members]
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Draw this episode's opponent, then reset the game."""
+        members = self.members()
+        index = int(self.rng.choice(len(members), p=[w for _, _, w in members]))
+        self.opponent_label, opponent, _ = members[index]
+        self.game_env.set_opponent(opponent)
+        self._return = 0.0
+        if self.opening_plies and "position" not in (options or {}) and (
+                self.rng.random() < self.opening_prob):
+            for _ in range(self.OPENING_TRIES):
+                try:
+                    obs, info = self.env.reset(seed=seed, options={
+                        **(options or {}), "position": self.random_opening()})
+                    break
+                except ValueError:  # the opponent's reply ended the game
+                    seed = None
+            else:
+                obs, info = self.env.reset(options=options)
+        else:
+            obs, info = self.env.reset(seed=seed, options=options)
+        info["opponent"] = self.opponent_label
+        return obs, info
+
+    def random_opening(self) -> str:
+        """The position string of a random opening (see ``opening_prob``); the game is live."""
+        game = self.game_env.game
+        state = resolve_chance(game, game.initial_state(self.rng), self.rng)
+        for _ in range(int(self.rng.integers(1, self.opening_plies + 1))):
+            action = int(self.rng.choice(game.legal_actions(state)))
+            following = resolve_chance(game, game.apply(state, action), self.rng)
+            if game.is_terminal(following):
+                break
+            state = following
+        return game.to_notation(state)
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Step the game; the episode's opponent and, at its end, its return go in ``info``."""
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self._return += float(reward)
+        info["opponent"] = self.opponent_label
+        if terminated or truncated:
+            env = self.game_env
+            result = -1 if info.get("illegal_action") else int(
+                np.sign(env.game.returns(env.game_state)[env.seat]))
+            info["pool_episode"] = {"opponent": self.opponent_label, "return": self._return,
+                                    "result": result}
+            self.tally.add(info["pool_episode"])
+        return obs, float(reward), terminated, truncated, info
+
+    def take_tally(self) -> PoolTally:
+        """The results of the episodes finished since the last call."""
+        tally, self.tally = self.tally, PoolTally()
+        return tally
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions (``MaskablePPO`` calls this)."""
+        return self.game_env.action_masks()
+
+
+def make_env(config: Config, seed: int) -> gymnasium.Env:
+    """One training environment of ``config``: the learner in a random seat against the
+    pool, monitored (SB3's ``Monitor``)."""
+    from stable_baselines3.common.monitor import Monitor
+
+    pool = config.pool
+    env = SingleAgentEnv(config.game, opponent="random", seat="random", **config.game_options)
+    return Monitor(OpponentPoolEnv(env, pool.weights, pool.max_snapshots, seed,
+                                   pool.snapshot_deterministic, pool.opening_prob,
+                                   pool.opening_plies))

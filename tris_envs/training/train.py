@@ -1,0 +1,306 @@
+"""The self-play training loop: MaskablePPO against a pool of its snapshots and baselines.
+
+Read :func:`train` top to bottom: one rollout and one PPO update per turn of the loop, with
+a snapshot of the learner joining the opponent pool every ``pool.snapshot_every`` steps and
+an evaluation every ``eval.every`` steps (before the first update and at the end too), both
+taken between rollouts.
+
+Outputs in the run directory: ``config.json`` (the resolved config),
+``checkpoints/step_<N>.zip`` at every evaluation, ``final.zip``, ``best.zip`` (the highest
+mean score over the evaluation opponents), ``final.pt`` and ``best.pt`` (their policies alone,
+without the optimizer state: the form shipped in ``tris_envs/checkpoints``), ``snapshots/``
+(the pool's newest snapshots), ``progress.csv`` (steps, wall time, score and loss rate
+against each evaluation opponent, share of solver-optimal moves), ``tb/`` (TensorBoard:
+SB3's losses, ``eval/*``, ``pool/*`` results per pool member), ``learning_curve.png``.
+
+Needs the train extra (``pip install 'tris_envs[train]'``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import dataclasses
+import functools
+import json
+import math
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+try:
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+except ImportError as error:
+    raise ImportError("training needs the train extra: pip install 'tris_envs[train]'"
+                      ) from error
+
+from tris_envs.agents.ppo import export_policy
+from tris_envs.core.game import Game
+from tris_envs.games import make_game
+from tris_envs.training.config import Config, NetworkSettings
+from tris_envs.training.evaluation import OpponentResult, evaluate_checkpoint
+from tris_envs.training.pool import PoolTally, make_env
+
+if TYPE_CHECKING:
+    import gymnasium
+
+
+@dataclass
+class TrainingRun:
+    """Where a run writes, and what it found.
+
+    Attributes:
+        out: The run directory.
+        config: The config trained with.
+        game: The rules core trained on.
+        final_results: The last evaluation (per evaluation opponent).
+        pool_results: Training episodes per pool member: label -> (episodes, score).
+        timesteps: Steps trained.
+        seconds: Wall time of the training loop (evaluations included).
+    """
+
+    out: Path
+    config: Config
+    game: Game
+    final_results: list[OpponentResult] = field(default_factory=list)
+    pool_results: dict[str, tuple[int, float]] = field(default_factory=dict)
+    timesteps: int = 0
+    seconds: float = 0.0
+
+    @property
+    def checkpoints(self) -> Path:
+        """Directory of the evaluated checkpoints."""
+        return self.out / "checkpoints"
+
+    @property
+    def snapshots(self) -> Path:
+        """Directory of the pool's snapshots."""
+        return self.out / "snapshots"
+
+    @property
+    def final(self) -> Path:
+        """The last checkpoint."""
+        return self.out / "final.zip"
+
+    @property
+    def best(self) -> Path:
+        """The checkpoint with the best mean evaluation score."""
+        return self.out / "best.zip"
+
+    @property
+    def csv(self) -> Path:
+        """The evaluation log."""
+        return self.out / "progress.csv"
+
+    @property
+    def curve(self) -> Path:
+        """The learning-curve plot."""
+        return self.out / "learning_curve.png"
+
+    def append_row(self, row: dict[str, Any]) -> None:
+        """Append ``row`` to ``progress.csv`` (header first)."""
+        new = not self.csv.exists()
+        with self.csv.open("a", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(row))
+            if new:
+                writer.writeheader()
+            writer.writerow(row)
+
+
+def train(config: Config, out: str | Path, progress: bool = True,
+          report: Callable[[str], None] | None = None) -> TrainingRun:
+    """Train as ``config`` says, writing into ``out`` (see the module docstring).
+
+    Args:
+        config: A checked config (:func:`~tris_envs.training.config.load_config`).
+        out: The run directory (created; an existing ``progress.csv`` is replaced).
+        progress: Show a progress bar.
+        report: Receives a line per evaluation (default: printed).
+
+    Returns:
+        The run: paths, last evaluation, pool tallies.
+
+    Raises:
+        OSError: ``out`` cannot be created or written.
+        ValueError: a checkpoint in ``eval.opponents`` cannot be read.
+    """
+    torch.set_num_threads(1)  # tiny networks on shared cores: more threads are slower
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
+    run = TrainingRun(out, config, make_game(config.game, **config.game_options))
+    run.csv.unlink(missing_ok=True)
+    for directory in (run.checkpoints, run.snapshots):
+        directory.mkdir(exist_ok=True)
+
+    seed, n_envs, total = config.train.seed, config.train.n_envs, config.train.timesteps
+    env_fns: list[Callable[[], gymnasium.Env]] = [
+        functools.partial(make_env, config, seed + rank) for rank in range(n_envs)]
+    vec_env = (SubprocVecEnv if config.train.vec_env == "subproc" else DummyVecEnv)(env_fns)
+    model = MaskablePPO("MlpPolicy", vec_env, policy_kwargs=policy_kwargs(config.network),
+                        seed=seed, device="cpu", verbose=0, **dataclasses.asdict(config.ppo))
+    model.set_logger(configure(str(out / "tb" / "ppo"), ["tensorboard"]))
+    rollout = config.ppo.n_steps * n_envs
+
+    snapshots: list[Path] = []
+    pool_total = PoolTally()
+    best_score = -math.inf
+    next_snapshot = next_evaluation = 0
+    eval_seconds = 0.0
+    began = time.perf_counter()
+    with contextlib.closing(vec_env), _progress_bar(total if progress else 0) as bar:
+        if report is None:
+            report = (functools.partial(print, flush=True) if bar is None
+                      else functools.partial(bar.console.print, highlight=False))
+        while True:
+            steps = model.num_timesteps
+            if steps >= next_evaluation or steps >= total:
+                evaluated = time.perf_counter()
+                checkpoint = run.checkpoints / f"step_{steps:09d}.zip"
+                model.save(checkpoint)
+                ev = config.eval
+                run.final_results = evaluate_checkpoint(checkpoint, run.game, ev.opponents,
+                                                        ev.games, ev.seed, ev.processes,
+                                                        judge_moves=ev.judge_moves)
+                eval_seconds += time.perf_counter() - evaluated
+                wall = time.perf_counter() - began
+                row = progress_row(steps, wall, wall - eval_seconds, run.final_results)
+                run.append_row(row)
+                for key in row.keys() - {"steps", "wall_s", "train_s"}:
+                    if row[key] != "":
+                        model.logger.record(f"eval/{key}", row[key])
+                score = float(np.mean([r.match.score for r in run.final_results]))
+                if score > best_score:
+                    best_score = score
+                    shutil.copyfile(checkpoint, run.best)
+                report(summary_line(row, ev.opponents))
+                next_evaluation = steps + ev.every
+            if steps >= total:
+                break
+            if steps >= next_snapshot:
+                snapshot = run.snapshots / f"step_{steps:09d}.zip"
+                model.save(snapshot)
+                vec_env.env_method("add_snapshot", str(snapshot))
+                snapshots.append(snapshot)
+                if len(snapshots) > config.pool.max_snapshots:
+                    snapshots.pop(0).unlink()  # the environments loaded it when it joined
+                next_snapshot = steps + config.pool.snapshot_every
+
+            model.learn(rollout, reset_num_timesteps=False)  # one rollout, one update
+
+            window = PoolTally()
+            for tally in vec_env.env_method("take_tally"):
+                window.merge(tally)
+            pool_total.merge(window)
+            for label, (n, score) in window.scores().items():
+                model.logger.record(f"pool/score_{label}", score)
+                model.logger.record(f"pool/episodes_{label}", n)
+            model.logger.dump(model.num_timesteps)
+            if bar is not None:
+                elapsed = time.perf_counter() - began
+                bar.update(bar.task_ids[0], completed=min(model.num_timesteps, total),
+                           rate=f"{model.num_timesteps / elapsed:,.0f} steps/s")
+        model.logger.dump(model.num_timesteps)
+
+    run.seconds = time.perf_counter() - began
+    run.timesteps = model.num_timesteps
+    run.pool_results = pool_total.scores()
+    shutil.copyfile(run.checkpoints / f"step_{model.num_timesteps:09d}.zip", run.final)
+    for checkpoint in (run.final, run.best):
+        export_policy(checkpoint, checkpoint.with_suffix(".pt"))
+    plot_learning_curve(run.csv, run.curve, f"{run.game.info.name}: MaskablePPO vs baselines")
+    return run
+
+
+def policy_kwargs(network: NetworkSettings) -> dict[str, Any]:
+    """SB3 ``policy_kwargs`` of a ``[network]`` table."""
+    heads = {"pi": list(network.net_arch), "vf": list(network.net_arch)}
+    if network.extractor == "mlp":
+        return {"net_arch": heads}
+    from tris_envs.agents.ppo import BoardCNN
+
+    return {"features_extractor_class": BoardCNN,
+            "features_extractor_kwargs": {"channels": list(network.channels),
+                                          "features_dim": network.features_dim},
+            "net_arch": heads}
+
+
+def progress_row(steps: int, wall: float, train_s: float,
+                 results: Sequence[OpponentResult]) -> dict[str, Any]:
+    """One ``progress.csv`` row: steps, times, score and loss rate per opponent, optimal share.
+
+    ``optimal_share`` is over every evaluation game, empty where no move was judged.
+    """
+    row: dict[str, Any] = {"steps": steps, "wall_s": round(wall, 1), "train_s": round(train_s, 1)}
+    for r in results:
+        row[f"score_{r.opponent}"] = round(r.match.score, 4)
+        row[f"loss_{r.opponent}"] = round(r.match.losses / r.match.n_games, 4)
+    judged = sum(r.judged for r in results)
+    row["optimal_share"] = round(sum(r.optimal for r in results) / judged, 4) if judged else ""
+    return row
+
+
+def summary_line(row: dict[str, Any], opponents: Sequence[str]) -> str:
+    """A one-line report of a progress row."""
+    parts = [f"step {row['steps']:>9,}", f"{row['wall_s']:>7.0f} s"]
+    for spec in opponents:
+        parts.append(f"{spec} {row[f'score_{spec}']:.0%} (lost {row[f'loss_{spec}']:.0%})")
+    if row["optimal_share"] != "":
+        parts.append(f"optimal moves {row['optimal_share']:.1%}")
+    return " | ".join(parts)
+
+
+def plot_learning_curve(csv_path: Path, png_path: Path, title: str) -> None:
+    """Plot score (solid) and loss rate (dashed) per evaluation opponent against steps."""
+    from matplotlib.figure import Figure
+
+    with csv_path.open() as handle:
+        rows = list(csv.DictReader(handle))
+    steps = [int(r["steps"]) for r in rows]
+    fig = Figure(figsize=(10, 4.5))
+    ax = fig.add_subplot()
+    for key in rows[0]:
+        if key.startswith("score_"):
+            line, = ax.plot(steps, [float(r[key]) for r in rows], marker="o", markersize=3,
+                            label=f"score vs {key[6:]}")
+            ax.plot(steps, [float(r["loss_" + key[6:]]) for r in rows], linestyle="--",
+                    color=line.get_color(), alpha=0.6, label=f"losses vs {key[6:]}")
+    if rows[0].get("optimal_share"):
+        ax.plot(steps, [float(r["optimal_share"]) for r in rows], color="black",
+                linestyle=":", label="solver-optimal moves")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("training steps (learner moves)")
+    ax.set_ylabel("rate (draws count ½ in the score)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=100)
+
+
+def _progress_bar(total: int) -> contextlib.AbstractContextManager[Any]:
+    """A rich progress bar over ``total`` steps (steps per second, elapsed and remaining
+    time), or no bar (``None``) for a total of 0."""
+    if not total:
+        return contextlib.nullcontext()
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    bar = Progress(TextColumn("[bold]training"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn())
+    bar.add_task("training", total=total, rate="")
+    return bar
