@@ -233,6 +233,29 @@ def test_mcts_time_budget_stops_the_search():
     assert agent.last_simulations > 0 and agent.name == "mcts:0.05s"
 
 
+def _tree_size(node):
+    return 1 + sum(_tree_size(child) for child in node.children if child is not None)
+
+
+def test_mcts_tree_stops_growing_at_max_nodes():
+    game = TantFant()
+    state = game.initial_state()
+    capped = MCTSAgent(simulations=None, time_budget=30.0, max_nodes=200, rng=rng(0))
+    start = time.perf_counter()
+    root = capped.search(game, state)
+    assert time.perf_counter() - start < 5.0     # the cap, not the 30 s budget, ended it
+    assert _tree_size(root) == capped.last_nodes == 200
+    assert capped.best_action(root) in game.legal_actions(state)
+    # the default bound is far above ordinary budgets: the same seeded search as before
+    uncapped = MCTSAgent(300, rng=rng(7)).search(game, state)
+    bounded = MCTSAgent(300, rng=rng(7), max_nodes=301).search(game, state)
+    assert [(c.action, c.visits, c.total) for c in uncapped.children] == \
+        [(c.action, c.visits, c.total) for c in bounded.children]
+    for bad in (0, -5, 2.5, True, "1000"):
+        with pytest.raises(ValueError, match="max_nodes=.* must be a positive integer"):
+            MCTSAgent(max_nodes=bad)
+
+
 def test_mcts_with_more_simulations_is_stronger():
     result = play_match(TantFant(), "mcts:300", "mcts:20", n_games=30, seed=0)
     assert result.score > 0.75 and result.score_interval[0] > 0.5

@@ -25,6 +25,14 @@ reaches a proven node adds that node's proven result instead of a rollout. The s
 early when the root is proven; the agent then plays the shortest proven win (or the longest
 proven loss), so a proven win is played at once.
 
+**Memory bound.** A tree holds at most ``max_nodes`` nodes (default
+:data:`MAX_NODES`, about 0.5 to 2 kB each depending on the game): :meth:`MCTSAgent.search`
+stops, as if its budget were spent, once the tree has grown to ``max_nodes`` nodes, and
+the move is chosen from that tree. Each simulation adds at most one node (two when it
+passes through a new chance node to an evaluated player node), so ordinary budgets never
+reach the bound; it stops long time budgets (``mcts:300s``) from filling the memory.
+Code that drives :meth:`MCTSAgent.select_leaf` itself (self-play) keeps its own limit.
+
 Each move searches a fresh tree (no transpositions, no reuse between moves). Random
 numbers come from the injected generator in batches of uniforms, which keeps the rollout
 loop free of per-call generator overhead.
@@ -55,9 +63,12 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from tris_envs.core.errors import brief
 from tris_envs.core.game import CHANCE, TERMINAL, Game, can_win_at_once
 
 _UNIFORM_BATCH = 4096
+MAX_NODES = 1_000_000
+"""Default bound on the nodes of one search tree (see "Memory bound" above)."""
 # backed-up returns of a proven value v for owner o: _PROVEN_RETURNS[o][v]
 _PROVEN_RETURNS = (
     {1: (1.0, -1.0), 0: (0.0, 0.0), -1: (-1.0, 1.0)},
@@ -155,12 +166,15 @@ class MCTSAgent:
         evaluator: Values and priors for new player nodes instead of random rollouts.
         root_noise: ``(alpha, fraction)``: mix Dirichlet(``alpha``) noise into the root's
             priors with weight ``fraction`` (self-play exploration; evaluator only).
+        max_nodes: The search stops once its tree holds this many nodes (see "Memory
+            bound" above).
 
     Attributes:
         name: ``"mcts:<simulations>"``, or ``"mcts:<seconds>s"`` with a time budget (and
             ``":decisive"`` with the check): the spec
             :func:`~tris_envs.agents.make_agent` builds this agent from.
         last_simulations: Simulations run by the latest search.
+        last_nodes: Nodes in the tree of the latest search.
 
     Raises:
         ValueError: a limit that is not positive, or neither limit given.
@@ -169,19 +183,23 @@ class MCTSAgent:
     def __init__(self, simulations: int | None = 1000, time_budget: float | None = None,
                  exploration: float = 1.4, rng: np.random.Generator | None = None,
                  decisive: bool = False, evaluator: Evaluator | None = None,
-                 root_noise: tuple[float, float] | None = None) -> None:
+                 root_noise: tuple[float, float] | None = None,
+                 max_nodes: int = MAX_NODES) -> None:
         if simulations is None and time_budget is None:
             raise ValueError("MCTSAgent needs a limit: simulations, time_budget or both")
         if simulations is not None and (isinstance(simulations, bool)
                                         or not isinstance(simulations, (int, np.integer))
                                         or simulations < 1):
-            raise ValueError(f"simulations={simulations!r} must be a positive integer")
+            raise ValueError(f"simulations={brief(simulations)} must be a positive integer")
+        if (isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer))
+                or max_nodes < 1):
+            raise ValueError(f"max_nodes={brief(max_nodes)} must be a positive integer")
         if time_budget is not None and not (isinstance(time_budget, (int, float))
                                             and time_budget > 0):
-            raise ValueError(f"time_budget={time_budget!r} must be a positive number of "
+            raise ValueError(f"time_budget={brief(time_budget)} must be a positive number of "
                              "seconds")
         if not (isinstance(exploration, (int, float)) and exploration >= 0):
-            raise ValueError(f"exploration={exploration!r} must be a number >= 0")
+            raise ValueError(f"exploration={brief(exploration)} must be a number >= 0")
         self.simulations = None if simulations is None else int(simulations)
         self.time_budget = None if time_budget is None else float(time_budget)
         self.exploration = float(exploration)
@@ -191,7 +209,10 @@ class MCTSAgent:
         self.decisive = bool(decisive)
         self.evaluator = evaluator
         self.root_noise = root_noise
+        self.max_nodes = int(max_nodes)
         self.last_simulations = 0
+        self.last_nodes = 0
+        self._nodes = 0
         self._game: Game
         self._rollout_plies = 0
         self._uniforms: list[float] = []
@@ -229,6 +250,8 @@ class MCTSAgent:
                 break
             if deadline is not None and count and time.perf_counter() >= deadline:
                 break
+            if self._nodes >= self.max_nodes:
+                break
             path, returns = self.select_leaf(root)
             if returns is None and self.evaluator is not None:
                 returns = self.expand(path[-1], self.evaluator.evaluate(game, [path[-1].state])[0])
@@ -236,6 +259,7 @@ class MCTSAgent:
             self.backup(path, returns)
             count += 1
         self.last_simulations = count
+        self.last_nodes = self._nodes
         return root
 
     def new_root(self, game: Game, state: Any) -> MCTSNode:
@@ -243,6 +267,7 @@ class MCTSAgent:
         mixed in as ``root_noise`` says)."""
         self._game = game
         self._rollout_plies = game.info.max_moves
+        self._nodes = 1
         root = MCTSNode(game, state, None, game.current_player(state))
         if self.evaluator is not None:
             returns = self.expand(root, self.evaluator.evaluate(game, [state])[0])
@@ -372,6 +397,7 @@ class MCTSAgent:
         """The child reached by ``action``; with ``decisive``, proven when the player to
         move there can win at once."""
         game = self._game
+        self._nodes += 1
         child = MCTSNode(game, game.apply(state, action), action, owner)
         if self.decisive and child.player >= 0 and can_win_at_once(game, child.state):
             child.proven = 1 if child.player == owner else -1
