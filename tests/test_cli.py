@@ -263,3 +263,36 @@ def test_eval_metrics_report_blunders_per_agent(capsys):
         main(["eval", "tritoc", "greedy", "random", "--games", "2", "--metrics"])
     assert exit_.value.code == 2
     assert "has dice" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["eval", "tris1", "random", "greedy", "--games", "2", "--seed", "-1"],
+    ["tournament", "tris1", "random", "greedy", "--games", "2", "--seed", "-3"],
+    ["play", "tris1", "--seed", "-1"],
+])
+def test_a_negative_seed_is_a_clear_usage_error(argv, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2
+    assert re.search(rf"^tris-envs {argv[0]}: error: seed must be (None or )?a non-negative "
+                     r"integer, got -\d$", err, re.MULTILINE), err
+
+
+def test_processes_are_capped_at_the_games_with_a_note(capsys):
+    import os
+
+    main(["eval", "tris1", "random", "greedy", "--games", "2", "--processes", "64"])
+    captured = capsys.readouterr()
+    assert captured.out.startswith("random vs greedy: ")
+    cpus = os.cpu_count()
+    assert (f"note: --processes 64 capped at {min(2, cpus or 1)} (games: 2, CPUs: {cpus})"
+            in captured.err)
+    main(["eval", "tris1", "random", "greedy", "--games", "2"])
+    assert "capped" not in capsys.readouterr().err
+
+
+def test_a_long_bad_option_is_quoted_briefly():
+    with pytest.raises(ValueError, match="expected name=value") as error:
+        parse_options(["x" * 10_000])
+    assert len(str(error.value)) < 150

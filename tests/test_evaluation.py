@@ -206,6 +206,24 @@ def test_round_robin_labels_duplicates_and_needs_two_agents():
         round_robin(Tris1(), ["random"], n_games=2, seed=0)
 
 
+@pytest.mark.parametrize("seed", [-1, 1.5, True, "7"])
+def test_a_bad_seed_is_named_in_the_error(seed):
+    with pytest.raises(ValueError, match=r"^seed must be a non-negative integer, got "):
+        play_match(Tris1(), "random", "greedy", n_games=2, seed=seed)
+    with pytest.raises(ValueError, match=r"^seed must be a non-negative integer, got "):
+        round_robin(Tris1(), ["random", "greedy"], n_games=2, seed=seed)
+
+
+def test_pool_size_is_capped_at_the_games_and_the_cpus(monkeypatch):
+    from tris_envs.evaluation import match
+
+    monkeypatch.setattr(match.os, "cpu_count", lambda: 4)
+    assert [match.pool_size(p, 10) for p in (1, 3, 4, 64)] == [1, 3, 4, 4]
+    assert match.pool_size(64, 2) == 2
+    monkeypatch.setattr(match.os, "cpu_count", lambda: None)
+    assert match.pool_size(8, 10) == 1
+
+
 # ----- records -----------------------------------------------------------------------------
 def test_records_round_trip_with_chance(tmp_path):
     game = DiceRace(target=8)
@@ -252,6 +270,10 @@ def test_replay_detects_tampering():
         replay(Tris1(), record)
     with pytest.raises(ValueError, match="lacks"):
         GameRecord.from_json('{"game": "tris1"}')
+    huge = "x" * 100_000
+    with pytest.raises(ValueError, match="cannot be replayed") as error:
+        replay(Tris1(), tampered(game=huge))
+    assert len(str(error.value)) < 200
 
 
 def test_records_replay_tant_fant_with_repetition_draws():

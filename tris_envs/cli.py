@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from tris_envs.core.errors import brief
 from tris_envs.games import GAMES as REGISTRY
 
 GAMES = list(REGISTRY)
@@ -24,7 +25,7 @@ def parse_options(pairs: list[str] | None) -> dict[str, Any]:
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            raise ValueError(f"--option {pair!r}: expected name=value, e.g. stalemate=loss")
+            raise ValueError(f"--option {brief(pair)}: expected name=value, e.g. stalemate=loss")
         try:
             options[key] = ast.literal_eval(value)
         except (ValueError, SyntaxError):

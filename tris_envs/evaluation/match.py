@@ -43,6 +43,7 @@ import numpy as np
 
 from tris_envs.agents.factory import make_agent
 from tris_envs.agents.protocol import Agent
+from tris_envs.core.errors import brief
 from tris_envs.core.game import Game
 from tris_envs.evaluation.ratings import elo_difference, ml_elo, score_rate, wilson_interval
 from tris_envs.evaluation.records import GameRecord, play_recorded
@@ -338,7 +339,8 @@ def _check_counts(n_games: int, seed: int, processes: int) -> None:
     for what, value, least in (("n_games", n_games, 1), ("seed", seed, 0),
                                ("processes", processes, 1)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-            raise ValueError(f"{what}={value!r} must be an integer >= {least}")
+            kind = "a non-negative integer" if least == 0 else f"an integer >= {least}"
+            raise ValueError(f"{what} must be {kind}, got {brief(value)}")
 
 
 def _build(source: AgentSource, rng: np.random.Generator) -> Agent:

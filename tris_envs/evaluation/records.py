@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from tris_envs.agents.protocol import Agent
+from tris_envs.core.errors import brief
 from tris_envs.core.game import CHANCE, TERMINAL, Game, sample_outcome
 
 
@@ -126,10 +127,12 @@ def replay(game: Game, record: GameRecord) -> Any:
             one to move, a move is illegal, or a position string differs from the record.
     """
     if record.game != game.info.name:
-        raise ValueError(f"record of {record.game!r} cannot be replayed on {game.info.name!r}")
+        raise ValueError(f"record of {brief(record.game)} cannot be replayed on "
+                         f"{game.info.name!r}")
     options = json.loads(json.dumps(game.options()))
     if options != json.loads(json.dumps(record.options)):
-        raise ValueError(f"record options {record.options} differ from the game's {options}")
+        raise ValueError(f"record options {brief(record.options)} differ from the game's "
+                         f"{options}")
     if len(record.positions) != len(record.moves):
         raise ValueError(f"record has {len(record.moves)} moves but {len(record.positions)} "
                          "positions")
@@ -145,5 +148,5 @@ def replay(game: Game, record: GameRecord) -> Any:
         got = game.to_notation(state)
         if got != expected:
             raise ValueError(f"move {ply} ({actor}, {action}): position {got!r} differs from "
-                             f"the recorded {expected!r}")
+                             f"the recorded {brief(expected)}")
     return state
