@@ -50,6 +50,27 @@ def test_no_policy_is_shipped_for_other_games():
         ppo_module.shipped_checkpoint("chess")
 
 
+def test_an_agent_keeps_its_policy_after_the_first_move(monkeypatch):
+    import pickle
+
+    loads = []
+    real = ppo_module.load_policy
+    monkeypatch.setattr(ppo_module, "load_policy", lambda path: loads.append(path) or real(path))
+    tris1, tant_fant = make_game("tris1"), make_game("tant_fant")
+    agent = ppo_module.PPOAgent(ppo_module.shipped_checkpoint("tris1"))
+    for _ in range(5):
+        agent.act(tris1, tris1.initial_state())
+    assert len(loads) == 1                   # no path resolved nor stat-ed after the first move
+    shipped = ppo_module.PPOAgent()          # the shipped policy of whichever game it plays
+    assert shipped.policy_for(tris1) is real(ppo_module.shipped_checkpoint("tris1"))
+    assert shipped.policy_for(tant_fant) is real(ppo_module.shipped_checkpoint("tant_fant"))
+    assert shipped.policy_for(tris1) is real(ppo_module.shipped_checkpoint("tris1"))
+    pickled = pickle.dumps(agent)            # a copy for a worker carries the path, not the net
+    assert len(pickled) < 10_000
+    assert pickle.loads(pickled).act(tris1, tris1.initial_state()) == \
+        agent.act(tris1, tris1.initial_state())
+
+
 def test_command_line_evaluates_the_shipped_policy(capsys):
     cli.main(["eval", "tris1", "ppo", "random", "--games", "4"])
     assert capsys.readouterr().out.startswith("ppo vs random: ")

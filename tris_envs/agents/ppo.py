@@ -221,6 +221,7 @@ class PPOAgent:
         _require_train_extra()
         self.path: Path | None = None
         self._policy: MaskableActorCriticPolicy | None = None
+        self._loaded: tuple[str, MaskableActorCriticPolicy] | None = None
         if isinstance(source, (str, Path)):
             self.path = _checkpoint_path(source)
             self.name = f"ppo:{self.path.stem}"
@@ -235,12 +236,19 @@ class PPOAgent:
     def policy_for(self, game: Game) -> MaskableActorCriticPolicy:
         """The policy this agent plays in ``game`` (a file loads once per process).
 
+        The agent keeps the policy it found for the latest game (by name), so later moves
+        neither resolve nor stat the file again; a pickled copy drops it.
+
         Raises:
             FileNotFoundError: no source was given and no policy is shipped for ``game``.
+            CheckpointError: the file cannot be read.
         """
         if self._policy is not None:
             return self._policy
-        return load_policy(self.path or shipped_checkpoint(game.info.name))
+        name = game.info.name
+        if self._loaded is None or self._loaded[0] != name:
+            self._loaded = (name, load_policy(self.path or shipped_checkpoint(name)))
+        return self._loaded[1]
 
     def act(self, game: Game, state: Any) -> int:
         """The policy's legal action for ``game.current_player(state)``.
@@ -254,6 +262,11 @@ class PPOAgent:
         mask = game.legal_mask(state).astype(bool)
         return policy_action(self.policy_for(game), observation, mask, self.deterministic,
                              self.rng)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_loaded"] = None   # a file's policy loads again (through the cache) there
+        return state
 
 
 class PolicyOpponent:
