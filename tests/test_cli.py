@@ -296,3 +296,12 @@ def test_a_long_bad_option_is_quoted_briefly():
     with pytest.raises(ValueError, match="expected name=value") as error:
         parse_options(["x" * 10_000])
     assert len(str(error.value)) < 150
+
+
+def test_play_reports_an_unreadable_checkpoint_before_the_game(tmp_path, capsys):
+    path = _bad_checkpoints(tmp_path)[1]
+    with pytest.raises(SystemExit) as exit_:
+        main(["play", "tris1", "--opponent", f"ppo:{path}"])
+    captured = capsys.readouterr()
+    assert exit_.value.code == 2 and captured.out == ""
+    assert f"checkpoint {str(path)!r} cannot be read" in captured.err

@@ -166,7 +166,9 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
         from tris_envs.play import play_session
 
         game = make_game(args.game, **parse_options(args.option))
-        make_agent(args.opponent)                      # a bad spec fails before the game
+        opponent = make_agent(args.opponent)           # a bad spec fails before the game,
+        if hasattr(opponent, "policy_for"):            # as does an unreadable checkpoint
+            opponent.policy_for(game)
         play_session(game, args.opponent, 0 if args.first else 1, args.seed)
     elif args.command == "eval":
         from tris_envs.evaluation import play_match
