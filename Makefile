@@ -36,3 +36,16 @@ lint: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+# Documentation: Sphinx + MyST + furo into docs/_build/html, warnings are errors (as in CI).
+.PHONY: docs
+DOCS_STAMP := $(VENV)/.docs-installed
+SPHINXOPTS ?= -W --keep-going
+
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/pip install -e ".[docs]"
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	SDL_VIDEODRIVER=dummy $(BIN)/sphinx-build $(SPHINXOPTS) -b html docs docs/_build/html
+	@echo "documentation: docs/_build/html/index.html"

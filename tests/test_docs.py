@@ -1,0 +1,196 @@
+"""The README as a landing page, and the documentation site: built, served, opened in Chromium.
+
+The site is built from a copy of ``docs/`` into a temporary folder (so ``make test`` works on a
+fresh clone and leaves ``docs/`` alone), with warnings as errors like ``make docs``. It is
+served on 127.0.0.1 and a small page of ours loads the index and every game page in iframes
+(same origin) and writes, for each, its title, its stylesheets and the load state of each
+image into the DOM, which headless Chromium dumps (``--dump-dom``). Without Sphinx (the
+``docs`` extra) or Chromium the site tests are skipped, unless ``CI`` is set: then they fail.
+"""
+
+import functools
+import html
+import importlib.util
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+README = ROOT / "README.md"
+GAMES = ["tris2", "tris1", "tant_fant", "doppia_scelta", "tritoc"]
+CHROMIUM = "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else shutil.which("chromium")
+HAS_SPHINX = all(importlib.util.find_spec(m) for m in ("sphinx", "myst_parser", "furo"))
+# page -> the fewest images it must show (all of them must load)
+PAGES = {"index.html": 5, **{f"games/{g}.html": 1 for g in GAMES}, "games/index.html": 0,
+         "results.html": 10, "environments.html": 0, "agents.html": 0, "training.html": 0,
+         "benchmark.html": 0, "registry.html": 0, "api.html": 0, "installation.html": 0}
+
+
+def require(available: bool, what: str) -> None:
+    """Skip without ``what``, except under CI (``CI`` set), where its absence is a failure."""
+    if available:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{what} is missing, and CI must run the documentation tests")
+    pytest.skip(f"{what} is not installed (CI installs it; see .ci/run)")
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR", f"{path} is not a PNG"
+    return struct.unpack(">II", data[16:24])
+
+
+# ----- fast checks: the README and the picture script ---------------------------------------------
+def test_readme_is_a_landing_page():
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 300, f"README.md has {len(lines)} lines; the details belong in docs/"
+    first_screen = "\n".join(lines[:25])
+    assert "make demo" in first_screen and "make test" in first_screen
+
+
+def test_readme_links_and_pictures_exist():
+    text = README.read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)\s#]+)(?:#[^)]*)?\)", text)
+    targets += re.findall(r'<img [^>]*src="([^"]+)"', text)
+    local = [t for t in targets if "://" not in t and not t.startswith("mailto:")]
+    assert any(t.endswith(".png") for t in local), "the README shows no picture"
+    missing = [t for t in local if not (ROOT / t).exists()]
+    assert not missing, f"README.md links to missing files: {missing}"
+
+
+def test_make_pictures_draws_every_game(tmp_path):
+    sys.path.insert(0, str(DOCS))
+    try:
+        import make_pictures
+    finally:
+        sys.path.remove(str(DOCS))
+    paths = make_pictures.main(tmp_path)
+    assert [p.name for p in paths] == [f"{g}.png" for g in GAMES]
+    for path in paths:
+        committed = DOCS / "pictures" / path.name
+        assert committed.exists(), f"{committed} is missing: run python docs/make_pictures.py"
+        width, height = png_size(path)
+        assert width >= 300 and height >= 300
+        assert png_size(committed) == (width, height), (
+            f"{committed} is out of date: run python docs/make_pictures.py and commit it")
+
+
+# ----- the site ----------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """Build the documentation from a copy of docs/, warnings as errors; the HTML folder."""
+    require(HAS_SPHINX, "Sphinx with myst-parser and furo (the docs extra: make docs)")
+    base = tmp_path_factory.mktemp("docs")
+    source, out = base / "src", base / "html"
+    # without _build (a local make docs) and pictures (the build must draw them itself)
+    shutil.copytree(DOCS, source, ignore=shutil.ignore_patterns("_build", "pictures",
+                                                                "__pycache__"))
+    env = {**os.environ, "SDL_VIDEODRIVER": "dummy",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    build = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+         str(source), str(out)], capture_output=True, text=True, env=env, timeout=600)
+    assert build.returncode == 0, f"sphinx-build failed:\n{build.stdout}\n{build.stderr}"
+    return out
+
+
+def test_the_build_draws_the_pictures_and_writes_every_page(site):
+    for game in GAMES:
+        assert (site / "_images" / f"{game}.png").exists()
+    for page in PAGES:
+        assert (site / page).exists(), page
+    api = (site / "api.html").read_text(encoding="utf-8")
+    for name in ("tris_envs.games.make_game", "tris_envs.core.solve", "tris_envs.envs.GameEnv",
+                 "tris_envs.agents.make_agent", "tris_envs.evaluation.play_match"):
+        assert f'id="{name}"' in api, f"{name} is not in the API reference"
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    """Serves the site quietly and remembers what it could not find."""
+
+    missing: list[str] = []
+
+    def log_message(self, format, *args):  # noqa: A002 - the base class's signature
+        pass
+
+    def send_error(self, code, message=None, explain=None):
+        if code == 404 and not self.path.startswith("/favicon.ico"):
+            self.missing.append(self.path)
+        super().send_error(code, message, explain)
+
+
+CHECK_PAGE = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>check</title></head><body>
+<pre id="result">pending</pre>
+%s
+<script>
+window.addEventListener("load", function () {
+  var report = {};
+  document.querySelectorAll("iframe").forEach(function (frame) {
+    var doc = frame.contentDocument;
+    var sheets = Array.prototype.filter.call(doc.styleSheets, function (s) {
+      return s.href && s.href.indexOf("furo.css") >= 0;
+    });
+    report[frame.dataset.page] = {
+      title: doc.title,
+      h1: doc.querySelector("h1") ? doc.querySelector("h1").textContent : null,
+      furo: sheets.length > 0 && sheets[0].cssRules.length > 0,
+      images: Array.prototype.map.call(doc.images, function (img) {
+        return {src: img.getAttribute("src"), ok: img.complete && img.naturalWidth > 0};
+      })
+    };
+  });
+  document.getElementById("result").textContent = JSON.stringify(report);
+});
+</script></body></html>
+"""
+
+
+def test_pages_and_their_images_load_in_chromium(site, tmp_path):
+    require(CHROMIUM is not None, "Debian's chromium (/usr/bin/chromium)")
+    frames = "\n".join(f'<iframe data-page="{page}" src="{page}" width="1000" height="800">'
+                       f"</iframe>" for page in PAGES)
+    (site / "_check.html").write_text(CHECK_PAGE % frames, encoding="utf-8")
+    _Handler.missing = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0),
+                                 functools.partial(_Handler, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/_check.html"
+        run = subprocess.run(
+            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+             "--no-first-run", "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}",
+             "--virtual-time-budget=20000", "--dump-dom", url],
+            capture_output=True, text=True, timeout=180)
+    finally:
+        server.shutdown()
+        server.server_close()
+    found = re.search(r'<pre id="result">(.*?)</pre>', run.stdout, re.S)
+    assert found, f"no DOM from chromium (exit {run.returncode}):\n{run.stderr[-2000:]}"
+    assert found.group(1) != "pending", "the check page never finished loading"
+    report = json.loads(html.unescape(found.group(1)))
+    assert sorted(report) == sorted(PAGES)
+    for page, fewest in PAGES.items():
+        seen = report[page]
+        assert seen["h1"] and "tris_envs" in seen["title"], (page, seen["title"])
+        assert seen["furo"], f"{page}: the furo stylesheet did not load"
+        broken = [img["src"] for img in seen["images"] if not img["ok"]]
+        assert not broken, f"{page}: images that did not load: {broken}"
+        assert len(seen["images"]) >= fewest, (page, seen["images"])
+    for game in GAMES:
+        pictures = [img["src"] for img in report[f"games/{game}.html"]["images"]]
+        assert any(src.endswith(f"{game}.png") for src in pictures), (game, pictures)
+    assert not _Handler.missing, f"requests the site could not answer: {_Handler.missing}"
