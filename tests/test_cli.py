@@ -305,3 +305,19 @@ def test_play_reports_an_unreadable_checkpoint_before_the_game(tmp_path, capsys)
     captured = capsys.readouterr()
     assert exit_.value.code == 2 and captured.out == ""
     assert f"checkpoint {str(path)!r} cannot be read" in captured.err
+
+
+def test_a_failed_run_leaves_no_temporary_journal(tmp_path, monkeypatch, capsys):
+    import tempfile
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    bad = _bad_checkpoints(tmp_path)[0]
+    for argv in (["eval", "tris1", "random", "greedy", "--games", "2", "--seed", "-1"],
+                 ["eval", "tris1", f"ppo:{bad}", "random", "--games", "2"],
+                 ["tournament", "tris1", "random", f"ppo:{bad}", "--games", "2"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+    main(["eval", "tris1", "random", "greedy", "--games", "2"])
+    assert list(scratch.iterdir()) == []

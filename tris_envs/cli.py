@@ -207,7 +207,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
 @contextlib.contextmanager
 def _journal(args: argparse.Namespace, games: int) -> Iterator[Path]:
     """The journal file of an ``eval`` / ``tournament`` run (a temporary one unless
-    ``--records`` names one, removed after a run that finished); notes a capped pool."""
+    ``--records`` names one, removed unless the run was interrupted); notes a capped pool."""
     from tris_envs.evaluation.match import pool_size
 
     if args.resume and not args.records:
@@ -222,9 +222,15 @@ def _journal(args: argparse.Namespace, games: int) -> Iterator[Path]:
         handle, name = tempfile.mkstemp(prefix=f"tris-envs-{args.command}-", suffix=".jsonl")
         os.close(handle)
         args.journal = Path(name)
-    yield args.journal
-    if not args.records:
-        args.journal.unlink(missing_ok=True)
+    interrupted = False
+    try:
+        yield args.journal
+    except KeyboardInterrupt:
+        interrupted = True       # the note on stderr tells where the finished games are
+        raise
+    finally:
+        if not args.records and not interrupted:
+            args.journal.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":
