@@ -226,7 +226,13 @@ def test_interrupted_tournament_keeps_its_games_and_resumes_to_the_same_table(tm
     assert resumed == whole
     other = subprocess.run(_tournament(journal, "--resume", "--seed", "4"), capture_output=True,
                            text=True)
-    assert other.returncode == 2 and "journal of another match" in other.stderr
+    assert other.returncode == 2 and "not the journal of this match" in other.stderr
+    for content in (b"", b"hello\n", b"\xff\xfe\n", b"[1, 2]\n"):
+        journal.write_bytes(content)
+        other = subprocess.run(_tournament(journal, "--resume"), capture_output=True,
+                               text=True)
+        assert other.returncode == 2 and "Traceback" not in other.stderr
+        assert f"{str(journal)!r} is not the journal of this match" in other.stderr
 
 
 def test_sigterm_stops_the_workers_with_the_parent(tmp_path):

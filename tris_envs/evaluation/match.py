@@ -311,11 +311,15 @@ class _Journal:
         if resume:
             try:
                 lines = path.read_text().splitlines()
+                same = bool(lines) and json.loads(lines[0]) == header
             except OSError as error:
                 raise ValueError(f"cannot resume from {str(path)!r}: {error}") from None
-            if not lines or json.loads(lines[0]) != header:
-                raise ValueError(f"{str(path)!r} is the journal of another match (game, "
-                                 "options, agents, seed and games must be the same)")
+            except ValueError:       # not UTF-8 text, or a first line that is not JSON
+                same = False
+            if not same:
+                raise ValueError(f"{str(path)!r} is not the journal of this match: its first "
+                                 "line must name the same game, options, agents, seed and "
+                                 "games")
             for line in lines[1:]:
                 try:
                     entry = json.loads(line)
