@@ -757,14 +757,14 @@ def test_every_shape_has_a_roll():
     """940,982 shapes (OEIS A006770). Rolls keeping contact do not depend on the symbols,
     so the shapes go straight to the generator; the fewest, 4, belong to the diagonal:
     with any max_side >= 4 nobody is ever left without a roll."""
-    from tris_envs.games.tris2 import _padded
+    from tris_envs.games.tris2_moves import padded
     games = {m: Tris2(max_side=m) for m in (None, 4, 5, 6, 7, 8)}
     fewest = dict.fromkeys(games, 99)
     count = 0
     for shape in shapes_of_nine():
         count += 1
         height, width = side_lengths(shape)
-        occupied = sum(1 << _padded(r, c) for r, c in shape)
+        occupied = sum(1 << padded(r, c) for r, c in shape)
         for max_side, game in games.items():
             if max(height, width) <= (max_side or 9):
                 rolls = game._rolls(occupied, height, width, -1).bit_count()
