@@ -16,7 +16,8 @@ move generation live in :mod:`tris_envs.games.tris2_moves`, position strings in
 :mod:`tris_envs.games.tris2_notation`, text and pictures in
 :mod:`tris_envs.games.tris2_drawing`; the :class:`Tris2` methods delegate.
 
-Actions: roll ``f*4 + d`` (0..323); placement ``324 + cell*6 + k`` (324..377) with
+Actions: roll ``f*4 + d`` (0..323) for frame cell ``f = r*9 + c`` and direction ``d`` (N E S W
+= 0 1 2 3); placement ``324 + cell*6 + k`` (324..377) with
 ``cell = r*3 + c`` in the block and ``k`` the orientation above.
 """
 
