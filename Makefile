@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --upgrade pip
 	# CPU-only PyTorch: see tools/torch_index.py (TORCH_INDEX=auto|cpu|default|<url>)
 	TORCH_ARGS="$$($(PYTHON) tools/torch_index.py)" && $(BIN)/pip install $$TORCH_ARGS torch==2.13.0
-	$(BIN)/pip install -e ".[train,render,dev]"
+	$(BIN)/pip install -e ".[train,render,dev,docs]"
 	touch $(STAMP)
 
 DEMO_RUN := runs/demo
@@ -35,17 +35,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check tris_envs tests benchmarks training examples tools
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info docs/_build
 
 # Documentation: Sphinx + MyST + furo into docs/_build/html, warnings are errors (as in CI).
 .PHONY: docs
-DOCS_STAMP := $(VENV)/.docs-installed
 SPHINXOPTS ?= -W --keep-going
 
-$(DOCS_STAMP): $(STAMP)
-	$(BIN)/pip install -e ".[docs]"
-	touch $(DOCS_STAMP)
-
-docs: $(DOCS_STAMP)
+docs: $(STAMP)
 	SDL_VIDEODRIVER=dummy $(BIN)/sphinx-build $(SPHINXOPTS) -b html docs docs/_build/html
 	@echo "documentation: docs/_build/html/index.html"

@@ -11,7 +11,7 @@
 Each cell is yellow (turn left), gray (straight) or red (turn right). On its turn a player
 picks the instruction of the color under its own robot or under the opponent's robot; its
 robot turns, then steps forward unless it faces the border. Options that let the robot
-proceed are forced over those that do not. Rules as implemented: README "Doppia scelta"
+proceed are forced over those that do not. Rules as implemented: docs/games/doppia_scelta.md
 and :mod:`tris_envs.games.doppia_scelta`.
 
 Version history: v0, first release.

@@ -8,7 +8,7 @@
 | Options            | `stalemate`, `repetition_draw`, `diagonal_only`, `max_moves=100` |
 | Rewards            | +1 win, -1 loss, 0 draw or truncation                     |
 
-Rules as implemented: README "Tant Fant" and :mod:`tris_envs.games.tant_fant`.
+Rules as implemented: docs/games/tant_fant.md and :mod:`tris_envs.games.tant_fant`.
 
 Version history: v0, first release.
 """

@@ -12,7 +12,7 @@
 | Rewards            | +1 win, -1 loss, 0 draw (no legal move) or truncation             |
 
 The frame is the dice's bounding box, re-anchored at its top-left cell after every move.
-Rules as implemented: README "Tris 2" and :mod:`tris_envs.games.tris2`. The ``ansi`` render
+Rules as implemented: docs/games/tris2.md and :mod:`tris_envs.games.tris2`. The ``ansi`` render
 is :meth:`~tris_envs.games.tris2.Tris2.render_text` (``env.unwrapped.game.render_text(
 env.unwrapped.game_state, hidden=True)`` also shows the hidden axes).
 

@@ -10,7 +10,7 @@
 | Infos              | `infos[agent]["score"]`: 1 per conquered field, 5 for winning      |
 
 The dice are rolled by the environment (a chance node of the rules core, rerolls folded in);
-the agent to move sees the sum in its observation. Rules as implemented: README "Tritoc"
+the agent to move sees the sum in its observation. Rules as implemented: docs/games/tritoc.md
 and :mod:`tris_envs.games.tritoc`.
 
 Version history: v0, first release.

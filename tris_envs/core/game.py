@@ -182,7 +182,7 @@ class Game(ABC, Generic[S]):
 
     @abstractmethod
     def to_notation(self, state: S) -> str:
-        """The position string of ``state`` (README, "Position strings" of each game)."""
+        """The position string of ``state`` (docs/games/<game>.md, "Position strings")."""
 
     @abstractmethod
     def from_notation(self, text: str) -> S:

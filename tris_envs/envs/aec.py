@@ -169,7 +169,7 @@ class GameEnv(AECEnv):
     # ----- views ---------------------------------------------------------------------
     @property
     def position(self) -> str:
-        """The current position string (README, "Position strings" of each game)."""
+        """The current position string (docs/games/<game>.md, "Position strings")."""
         return self.game.to_notation(self.game_state)
 
     def render(self) -> str | np.ndarray | None:

@@ -1,4 +1,6 @@
-"""Doppia scelta rules core (SPEC section 6): two robots on a CodyColor board, one choice.
+"""Doppia scelta rules core: two robots on a CodyColor board, one choice.
+
+Rules as implemented: docs/games/doppia_scelta.md.
 
 Board cells ``r*5 + c``, row 0 = top; a cell is written ``r,c``::
 
@@ -634,7 +636,7 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
         return to_notation(self, state)
 
     def from_notation(self, text: str) -> DoppiaSceltaState:
-        """Parse a position string (SPEC section 8); see :mod:`.doppia_scelta_notation`.
+        """Parse a position string; see :mod:`.doppia_scelta_notation`.
 
         Raises:
             ValueError: saying what is malformed or impossible.

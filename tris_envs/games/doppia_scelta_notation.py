@@ -1,4 +1,4 @@
-"""Doppia scelta position strings (SPEC section 8).
+"""Doppia scelta position strings (docs/games/doppia_scelta.md).
 
 ``<colors> <white robot> <black robot> <white start> <white goal> <black start> <black goal>
 <w|b>``: colors = 5 rows of ``Y G R`` (``.`` uncolored) separated by ``/``, top to bottom; a

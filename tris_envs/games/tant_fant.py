@@ -1,4 +1,4 @@
-"""Tant Fant rules core (SPEC section 3).
+"""Tant Fant rules core (docs/games/tant_fant.md).
 
 Board and indices (``p = row*3 + col``, row 0 = rank 1)::
 
@@ -217,7 +217,7 @@ class TantFant(Game[TantFantState]):
         return f"{'/'.join(ranks)} {'wb'[state.to_move]}"
 
     def from_notation(self, text: str) -> TantFantState:
-        """Parse a position string (SPEC section 8), e.g. ``BBB/.../WWW w``.
+        """Parse a position string (docs/games/tant_fant.md), e.g. ``BBB/.../WWW w``.
 
         Checked: the format; three pieces per color; the side to move has no winning line
         (its line would have ended the game on its previous move); the side that moved last

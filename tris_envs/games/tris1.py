@@ -1,4 +1,4 @@
-"""Tris 1 rules core (SPEC section 4): Tris 2's dice playing classic tic-tac-toe.
+"""Tris 1 rules core (docs/games/tris1.md): Tris 2's dice playing classic tic-tac-toe.
 
 All nine dice start showing ``/`` (empty); a move turns one ``/`` die in place to show
 the mover's symbol (``player_0`` = X, ``player_1`` = O). Cells, row-major, row 0 = top::

@@ -1,4 +1,4 @@
-"""Tritoc rules core (SPEC section 7): dice-driven 9×9 tic-tac-toe.
+"""Tritoc rules core (docs/games/tritoc.md): dice-driven 9×9 tic-tac-toe.
 
 Nine fields in a 3×3 arrangement, each a 3×3 block of holes. Hole ``h = row*9 + col``
 (row 0 = top), field ``(row//3)*3 + col//3``; each hole carries a number 3-11, each field
@@ -272,7 +272,7 @@ def stone_letter(state: TritocState, h: int, empty: str) -> str:
 
 
 class Tritoc(Game[TritocState]):
-    """Tritoc with the options of SPEC section 7.
+    """Tritoc with the options of docs/games/tritoc.md.
 
     Args:
         layout: ``"ordered"`` (default), ``"magic"``, ``"random"`` (a random permutation per

@@ -1,4 +1,4 @@
-"""Tritoc position strings (SPEC section 8): ``<rows> <w|b> <roll> <passes> [<layout>]``.
+"""Tritoc position strings (docs/games/tritoc.md): ``<rows> <w|b> <roll> <passes> [<layout>]``.
 
 Rows: 9 strings of 9 characters ``W``, ``B``, ``.`` separated by ``/``, top to bottom;
 ``<roll>``: a sum ``2``-``12``, ``p`` (must pass), ``?`` (a chance node) or ``-`` (game
