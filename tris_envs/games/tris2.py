@@ -1,4 +1,4 @@
-"""Tris 2 rules core (SPEC section 5): nine dice rolled across an open grid.
+"""Tris 2 rules core (docs/games/tris2.md): nine dice rolled across an open grid.
 
 Each die has three pairs of equal opposite faces (``X``, ``O``, ``/``); its orientation is
 the symbol on top, the one on the north-south axis and the one on the east-west axis::
@@ -426,7 +426,7 @@ class Tris2(Game[Tris2State]):
         return to_notation(state)
 
     def from_notation(self, text: str) -> Tris2State:
-        """Parse a position string (SPEC section 8); see :mod:`.tris2_notation`.
+        """Parse a position string (docs/games/tris2.md); see :mod:`.tris2_notation`.
 
         Checked: the format (rows of equal width, cells ``...`` or a die's three symbols,
         the player ``0`` or ``1``, the last move ``-`` or ``r,c,D`` with ``r`` and ``c``

@@ -1,4 +1,4 @@
-"""Tris 2 position strings (SPEC section 8).
+"""Tris 2 position strings (docs/games/tris2.md).
 
 ``<board> <0|1> <last>``: the frame's rows top to bottom separated by ``|``, each cell
 ``...`` or a die's top, north-south and east-west symbols (``XO/``); the player to move;
