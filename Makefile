@@ -33,6 +33,7 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check tris_envs tests benchmarks training examples tools
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) build *.egg-info docs/_build

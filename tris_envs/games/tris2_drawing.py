@@ -91,7 +91,7 @@ def _draw_die_3d(canvas: Canvas, x: float, y: float, size: float, orientation: s
     ra, rb = x + size - outer, y + size - outer
     ia, ib = x + inner, y + inner
     ira, irb = x + size - inner, y + size - inner
-    top, ns, ew = orientation
+    top, ns, ew = tuple(orientation)
     faces = (
         ([(a, b), (ra, b), (ira, ib), (ia, ib)], ns, (x + size / 2, (b + ib) / 2)),
         ([(a, rb), (ra, rb), (ira, irb), (ia, irb)], ns, (x + size / 2, (rb + irb) / 2)),

@@ -54,7 +54,7 @@ def _on_grid(r: int, c: int) -> bool:
 
 
 def _rolled(k: int, d: int) -> int:
-    top, ns, ew = ORIENTATIONS[k]
+    top, ns, ew = tuple(ORIENTATIONS[k])
     return ORIENTATIONS.index(ns + top + ew if d in (N, S) else ew + ns + top)
 
 
@@ -356,6 +356,7 @@ def _far_rolls(occ: int, far_dice: tuple[FarDie, ...]) -> int:
     roll is flood-filled.
     """
     legal = 0
+    parts: list[int] | None
     holes = _holes(occ)
     if not holes:
         for p, _, rolls, any_open in far_dice:
