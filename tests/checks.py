@@ -199,3 +199,40 @@ def assert_never_blunders(game: Game, agent: Any, seed: int, games: int, plies: 
             judged += 1
             state = game.apply(state, continuation.act(game, state))
     return judged
+
+
+def play_script(game: Game, start: str | None, moves: list[tuple[Any, ...]],
+                check: Callable[[Any, int, Any], None] | None = None) -> Any:
+    """Play a scripted game and return its final state: the one table-driven runner.
+
+    Args:
+        game: The rules core.
+        start: The start position string (checked to read back unchanged), or ``None`` for
+            ``game.initial_state()``.
+        moves: ``(move, expected)`` or ``(move, expected, legal)`` per ply: ``move`` an
+            action, a chance outcome or a move name (``game.parse_action``); ``expected``
+            the position string after it (``None``: not checked); ``legal`` the legal
+            actions expected before it.
+        check: Called as ``check(before, action, after)`` after every move.
+    """
+    if start is None:
+        state = game.initial_state(np.random.default_rng(0))
+    else:
+        state = game.from_notation(start)
+        assert game.to_notation(state) == start
+    for ply, (move, expected, *legal) in enumerate(moves, 1):
+        player = game.current_player(state)
+        assert player != TERMINAL, f"the game ended before ply {ply} ({move})"
+        action = game.parse_action(state, move) if isinstance(move, str) else move
+        allowed = ([o for o, _ in game.chance_outcomes(state)] if player == CHANCE
+                   else list(game.legal_actions(state)))
+        if legal:
+            assert allowed == list(legal[0]), f"legal actions before ply {ply}"
+        assert action in allowed, f"ply {ply} ({move}) is not legal"
+        after = game.apply(state, action)
+        if expected is not None:
+            assert game.to_notation(after) == expected, f"ply {ply} ({move})"
+        if check is not None:
+            check(state, action, after)
+        state = after
+    return state

@@ -30,6 +30,7 @@ from checks import (
     action_paths,
     follow_path,
     fuzz_env,
+    play_script,
     random_playouts,
 )
 
@@ -183,13 +184,8 @@ SCRIPTS = [
                          ids=[s[0] for s in SCRIPTS])
 def test_scripted_positions(name, options, start, steps, result):
     game = DoppiaScelta(**options)
-    state = game.from_notation(start)
-    assert game.to_notation(state) == start
-    for ply, (legal, action, expected) in enumerate(steps, 1):
-        assert game.current_player(state) != TERMINAL, f"{name}: ended before ply {ply}"
-        assert game.legal_actions(state) == legal, f"{name}: legal actions at ply {ply}"
-        state = game.apply(state, action)
-        assert game.to_notation(state) == expected, f"{name}: ply {ply}"
+    state = play_script(game, start, [(action, expected, legal)
+                                      for legal, action, expected in steps])
     assert state.result == result
     assert (game.current_player(state) == TERMINAL) == (result != ONGOING)
     if result != ONGOING:

@@ -7,10 +7,10 @@ import itertools
 import pytest
 
 from tris_envs import IllegalActionError, tant_fant_v0
-from tris_envs.core import TERMINAL, solve
+from tris_envs.core import solve
 from tris_envs.games.tant_fant import DRAW, NEIGHBOURS, ONGOING, POINT_NAMES, TantFant
 
-from checks import fuzz_env, random_playouts
+from checks import fuzz_env, play_script, random_playouts
 
 START = "BBB/.../WWW w"
 ALL_OPTIONS = [
@@ -86,12 +86,7 @@ SCRIPTS += [
                          [s for s in SCRIPTS if s[4] is not None], ids=lambda x: x
                          if isinstance(x, str) else "")
 def test_scripted_game(name, options, start, moves, outcome):
-    game = TantFant(**options)
-    state = game.from_notation(start)
-    for ply, (move, expected) in enumerate(moves, 1):
-        assert game.current_player(state) != TERMINAL, f"{name}: ended before ply {ply}"
-        state = game.apply(state, action(move))
-        assert game.to_notation(state) == expected, f"{name}: ply {ply} ({move})"
+    state = play_script(TantFant(**options), start, moves)
     assert (state.result, state.ending) == outcome
 
 

@@ -10,9 +10,9 @@ import pytest
 
 from tris_envs import IllegalActionError, tris1_v0
 from tris_envs.core import solve
-from tris_envs.games.tris1 import DRAW, ONGOING, Tris1
+from tris_envs.games.tris1 import DRAW, Tris1
 
-from checks import fuzz_env, random_playouts
+from checks import fuzz_env, play_script, random_playouts
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -73,13 +73,7 @@ SCRIPTS = [
 
 @pytest.mark.parametrize("name, moves, positions, result", SCRIPTS, ids=[s[0] for s in SCRIPTS])
 def test_scripted_games(name, moves, positions, result):
-    game = Tris1()
-    state = game.initial_state()
-    for move, expected in zip(moves, positions):
-        assert state.result == ONGOING
-        state = game.apply(state, move)
-        if expected:
-            assert game.to_notation(state) == expected
+    state = play_script(Tris1(), None, [(m, p or None) for m, p in zip(moves, positions)])
     assert state.result == result
 
 

@@ -20,6 +20,7 @@ from checks import (
     check_state_invariants,
     follow_path,
     fuzz_env,
+    play_script,
     random_playouts,
 )
 
@@ -203,16 +204,12 @@ SCRIPTS = [
                          ids=[s[0] for s in SCRIPTS])
 def test_scripted_game(name, options, start, moves, result):
     game = Tris2(**options)
-    state = game.from_notation(start)
-    text = game.to_notation(state)
-    assert text == start
-    for ply, (move, expected) in enumerate(moves, 1):
-        assert game.current_player(state) != TERMINAL, f"ended before ply {ply}"
-        assert act(move) in game.legal_actions(state), f"ply {ply} ({move}) not legal"
-        state = game.apply(state, act(move))
-        assert game.to_notation(state) == expected, f"ply {ply} ({move})"
-        assert ref_apply(text, act(move))[0] == expected
-        text = expected
+
+    def agrees_with_the_reference(before, action, after):
+        assert ref_apply(game.to_notation(before), action)[0] == game.to_notation(after)
+
+    state = play_script(game, start, [(act(move), expected) for move, expected in moves],
+                        check=agrees_with_the_reference)
     assert state.result == result
     if result in (0, 1):
         assert game.returns(state)[result] == 1.0 and game.returns(state)[1 - result] == -1.0

@@ -31,6 +31,7 @@ from checks import (
     check_state_invariants,
     follow_path,
     fuzz_env,
+    play_script,
     random_playouts,
 )
 
@@ -242,13 +243,8 @@ SCRIPTS = [
                          ids=[s[0] for s in SCRIPTS])
 def test_scripted_positions(name, options, start, moves, result):
     game = Tritoc(**options)
-    state = game.from_notation(start)
-    assert game.to_notation(state) == start
-    for step, (move, expected) in enumerate(moves, 1):
-        assert game.current_player(state) != TERMINAL, f"{name}: ended before step {step}"
-        state = game.apply(state, move)
-        assert game.to_notation(state) == expected, f"{name}: step {step} ({move})"
-        check_tritoc(game, state)
+    state = play_script(game, start, moves,
+                        check=lambda before, action, after: check_tritoc(game, after))
     assert state.result == result
     assert game.is_terminal(state) == (result != ONGOING)
 
