@@ -756,3 +756,13 @@ def test_passes_only_where_a_roll_can_be_unplayable(rows, allowed):
             else:
                 with pytest.raises(ValueError, match="consecutive passes are impossible"):
                     game.from_notation(text)
+
+
+def test_heuristic_counts_conquered_fields_for_the_search():
+    from tris_envs.evaluation import play_match
+
+    game = Tritoc()
+    state = game.initial_state()._replace(white_fields=0b000_010_011, black_fields=0b100_000_000)
+    assert game.heuristic(state, 0) == pytest.approx(0.2)
+    assert game.heuristic(state, 1) == pytest.approx(-0.2)
+    assert play_match(game, "alphabeta:1", "random", n_games=20, seed=0).score > 0.6
