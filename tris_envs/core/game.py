@@ -49,6 +49,8 @@ def as_action(value: Any) -> int | None:
     integer arrays (what ``MaskablePPO.predict`` returns). Booleans (Python's and NumPy's)
     and floats are not actions. The one check every entry point that takes an action uses.
     """
+    if type(value) is int:
+        return value
     if isinstance(value, np.ndarray):
         if value.shape != () or value.dtype.kind not in "iu":
             return None

@@ -146,10 +146,14 @@ class GameSpec:
         return cls(**options)
 
 
-_TRITOC_CUSTOM = tuple(3 + (k + f) % 9 for f, k in sorted(
-    ((f, k) for f in range(9) for k in range(9)),
-    key=lambda fk: (fk[0] // 3 * 3 + fk[1] // 3) * 9 + fk[0] % 3 * 3 + fk[1] % 3))
-"""An explicit layout (field ``f`` holds 3..11 rotated by ``f``) for the conformance suite."""
+def _tritoc_custom_layout() -> tuple[int, ...]:
+    """An explicit layout for the conformance suite: field ``f`` holds 3..11 rotated by ``f``."""
+    numbers = [0] * 81
+    for f in range(9):
+        for k in range(9):
+            numbers[(f // 3 * 3 + k // 3) * 9 + f % 3 * 3 + k % 3] = 3 + (k + f) % 9
+    return tuple(numbers)
+
 
 GAMES: Mapping[str, GameSpec] = MappingProxyType({spec.name: spec for spec in (
     GameSpec("tris2", "Tris 2", "tris_envs.games.tris2:Tris2", solvable=False,
@@ -172,7 +176,7 @@ GAMES: Mapping[str, GameSpec] = MappingProxyType({spec.name: spec for spec in (
              bench_ratio=1.5, policy=PolicyLayout(1, 1, lambda a: (a // 9, a % 9, 0) if a < 81
                                                   else (0,)),
              option_sets=({}, {"layout": "magic"}, {"layout": "random"},
-                          {"layout": _TRITOC_CUSTOM}, {"dice": "equal"},
+                          {"layout": _tritoc_custom_layout()}, {"dice": "equal"},
                           {"dice": "equal", "layout": "random", "reward": "points",
                            "max_rerolls": 0})),
 )})

@@ -100,10 +100,6 @@ def _planes() -> np.ndarray:
 
 
 _PLANES = _planes()
-_MASK_BYTES = (NUM_ACTIONS + 7) // 8
-_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1,
-                           bitorder="little").view(np.int8)
-"""The eight bits of each byte value, lowest first."""
 
 
 class Tris2State(NamedTuple):
@@ -179,8 +175,6 @@ class Tris2(Game[Tris2State]):
         super().__init__(GameInfo("tris2", NUM_ACTIONS, OBSERVATION_SHAPE,
                                   check_int("max_moves", max_moves), True))
         self._blocked: dict[tuple[int, int], int] = {}
-        self._action_masks: dict[int, np.ndarray] = {}
-        self._action_tuples: dict[int, tuple[int, ...]] = {}
 
 
     # ----- move generation -----------------------------------------------------------
@@ -226,28 +220,12 @@ class Tris2(Game[Tris2State]):
         return legal
 
     def legal_actions(self, state: Tris2State) -> tuple[int, ...]:
-        actions = self._action_tuples.get(state.legal)
-        if actions is None:
-            actions = tuple(np.flatnonzero(self.legal_mask(state)).tolist())
-            if len(self._action_tuples) >= self.MASK_CACHE_SIZE:
-                self._action_tuples.clear()
-            self._action_tuples[state.legal] = actions
-        return actions
+        return self.legal_sets.from_bits(state.legal)[0]
 
     def legal_mask(self, state: Tris2State) -> np.ndarray:
-        """Read-only ``int8`` vector of length 378, 1 for each legal action.
-
-        Memoized by the action bit mask (``state.legal``) and shared between calls.
-        """
-        mask = self._action_masks.get(state.legal)
-        if mask is None:
-            legal = np.frombuffer(state.legal.to_bytes(_MASK_BYTES, "little"), np.uint8)
-            mask = _BYTE_BITS.take(legal, axis=0).reshape(-1)[:NUM_ACTIONS]
-            mask.flags.writeable = False
-            if len(self._action_masks) >= self.MASK_CACHE_SIZE:
-                self._action_masks.clear()
-            self._action_masks[state.legal] = mask
-        return mask
+        """Read-only ``int8`` vector of length 378, 1 for each legal action, shared by the
+        states with the same action bit mask (``state.legal``)."""
+        return self.legal_sets.from_bits(state.legal)[1]
 
     # ----- rules ---------------------------------------------------------------------
     def initial_state(self, rng: np.random.Generator | None = None) -> Tris2State:
