@@ -23,6 +23,10 @@ demo: $(STAMP)
 	$(BIN)/python training/evaluate.py $(DEMO_RUN)/final.zip --game tant_fant --games 200 \
 		--opponents random,greedy,solver
 	@echo "learning curve: $(DEMO_RUN)/learning_curve.png"
+	@echo "next: source $(BIN)/activate, then"
+	@echo "  tris-envs play tant_fant --opponent ppo:$(DEMO_RUN)/final.zip    # play your agent"
+	@echo "  tris-envs eval tant_fant ppo:$(DEMO_RUN)/final.zip mcts:100 --games 20"
+	@echo "  more in README.md (Next: play, evaluate, train) and docs/index.md"
 
 test: $(STAMP)
 	SDL_VIDEODRIVER=dummy $(BIN)/python -m pytest -n 2 -q
