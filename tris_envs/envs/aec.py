@@ -71,7 +71,8 @@ class GameEnv(AECEnv):
             "action_mask": spaces.Box(0, 1, (info.num_actions,), dtype=np.int8),
         })
         self.observation_spaces = dict.fromkeys(AGENTS, obs_space)
-        self.action_spaces = dict.fromkeys(AGENTS, spaces.Discrete(info.num_actions))
+        self.action_spaces: dict[str, spaces.Space] = dict.fromkeys(
+            AGENTS, spaces.Discrete(info.num_actions))
         self._zero_mask = np.zeros(info.num_actions, dtype=np.int8)
         self._rng = np.random.default_rng()
         self._has_infos = type(self.game).env_info is not Game.env_info

@@ -290,7 +290,8 @@ class SingleAgentEnv(gymnasium.Env):
         """The current position string (docs/games/<game>.md, "Position strings")."""
         return self.game.to_notation(self.game_state)
 
-    def render(self) -> str | np.ndarray | None:
+    # gymnasium < 1.3 types render() with an unbound RenderFrame TypeVar
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override,unused-ignore]
         """The game's text board (``"ansi"``) or picture (``"rgb_array"``)."""
         if self.render_mode is None:
             warnings.warn("render() without a render_mode: pass render_mode='ansi' or "
