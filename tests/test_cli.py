@@ -9,6 +9,7 @@ import numpy as np
 import pexpect
 import pytest
 
+from tris_envs.agents import GreedyAgent
 from tris_envs.cli import main, parse_options
 from tris_envs.core import TERMINAL, resolve_chance
 from tris_envs.games import GAMES, make_game
@@ -91,6 +92,69 @@ def test_play_session_with_scripted_input_reaches_the_end():
     text = "\n".join(shown)
     assert result in (-1, 0, 1)
     assert re.search(r"You win!|Draw\.|You lose\.", text)
+
+
+def test_one_notation_typed_announced_and_shown():
+    """Tris 2: the move typed, the agent's announced move and the status line's last move
+    are the same string (the die's cell before the roll and its direction)."""
+    game = make_game("tris2")
+    drawn: list = []                  # the states whose boards the session printed
+    render_text = game.render_text
+    game.render_text = lambda state: drawn.append(state) or render_text(state)  # type: ignore
+    shown: list[str] = []
+    typed: list[str] = []
+    rng = np.random.default_rng(0)
+
+    def read(prompt: str) -> str:
+        if len(typed) == 3:
+            raise EOFError
+        state = drawn[-1]
+        typed.append(game.action_name(state, GreedyAgent(rng).act(game, state)))
+        return typed[-1].lower()                              # case does not matter
+
+    play_session(game, "greedy", human_seat=0, seed=4, read=read, write=shown.append)
+    announced = [line.removeprefix("greedy plays ") for line in shown
+                 if line.startswith("greedy plays ")]
+    statuses = [line.splitlines()[-1] for line in shown if "last move" in line]
+    assert len(typed) == 3 and len(announced) >= 2
+    for move in typed + announced:
+        assert any(status.endswith(f"last move {move}") for status in statuses), move
+
+
+def test_doppia_scelta_accepts_the_names_it_prints():
+    game = make_game("doppia_scelta")
+    rng = np.random.default_rng(0)
+    state = resolve_chance(game, game.initial_state(rng), rng)
+    while game.current_player(state) != TERMINAL and game.legal_actions(state)[0] >= 3:
+        state = resolve_chance(game, game.apply(state, game.legal_actions(state)[0]), rng)
+    listed = game.render_text(state).splitlines()[-1].split(": ", 1)[1].split(", ")
+    for name, action in zip(listed, game.legal_actions(state)):
+        for form in (name, name.split(" (")[0], "turn " + name if "straight" not in name
+                     else name, name.upper()):
+            assert game.parse_action(state, form) == action
+
+
+@pytest.mark.parametrize("command", ["", "play", "eval", "tournament", "replay", "bench",
+                                     "watch"])
+def test_help_is_plain_text_and_describes_the_agents(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"] if command else ["--help"])
+    text = capsys.readouterr().out
+    assert "`" not in text
+    if command in ("play", "eval", "tournament"):
+        for spec in ("random", "greedy", "mcts:N:decisive", "alphabeta:N", "solver",
+                     "ppo:PATH", "az:PATH:N"):
+            assert spec in text
+
+
+def test_agent_help_states_the_real_defaults():
+    from tris_envs.agents import make_agent
+    from tris_envs.agents.factory import AGENT_HELP
+    from tris_envs.alphazero.agent import DEFAULT_SIMULATIONS
+
+    assert f"{make_agent('mcts').simulations} simulations per move" in AGENT_HELP
+    assert f"alpha-beta search, {make_agent('alphabeta').plies} plies" in AGENT_HELP
+    assert f"with {DEFAULT_SIMULATIONS} search" in AGENT_HELP
 
 
 def test_end_of_input_leaves_the_game():
@@ -309,7 +373,7 @@ def test_play_reports_an_unreadable_checkpoint_before_the_game(tmp_path, capsys)
     with pytest.raises(SystemExit) as exit_:
         main(["play", "tris1", "--opponent", f"ppo:{path}"])
     captured = capsys.readouterr()
-    assert exit_.value.code == 2 and captured.out == ""
+    assert exit_.value.code == 2 and "you play" not in captured.out      # no board drawn
     assert f"checkpoint {str(path)!r} cannot be read" in captured.err
 
 

@@ -598,7 +598,10 @@ def test_ansi_render_colors_robots_and_gates():
     assert "\x1b[30;47mG◁" in lines[2]                         # White on gray facing W
     assert "\x1b[30;41mR▲" in lines[4]                         # Black on red facing N
     assert "\x1b[30;43mY" in lines[3]
-    assert lines[-1] == "White to move: straight (gray), turn right (red)"
+    assert lines[-1] == "White to move: straight (gray), right (red)"
+    game, state = env.unwrapped.game, env.unwrapped.game_state
+    for typed in ("right (red)", "right", "turn right", "Turn Right (red)"):
+        assert game.parse_action(state, typed) == 2            # every name shown is accepted
 
 
 def test_picture_shows_colors_and_robots():

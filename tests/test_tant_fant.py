@@ -214,8 +214,22 @@ def test_terminal_position_strings_are_recognised():
     game = TantFant()
     won = game.from_notation("WWW/B.B/..B b")
     assert (won.result, won.ending) == (0, "line")
+    assert game.render_text(won).splitlines()[-1] == "White wins with the line a3 b3 c3"
     stalemated = TantFant(diagonal_only=True).from_notation("BBB/WWW/... b")
     assert (stalemated.result, stalemated.ending) == (DRAW, "stalemate")
+    assert game.render_text(stalemated).splitlines()[-1] == "Draw (stalemate)"
+
+
+def test_picture_has_a_status_line_and_marks_the_winning_line():
+    env = tant_fant_v0.env(render_mode="rgb_array")
+    env.reset(options={"position": "WWW/B.B/..B b"})
+    won = env.render()
+    env.reset(options={"position": "WW./BWB/..B b"})
+    ongoing = env.render()
+    assert won.shape == ongoing.shape == (440, 400, 3)
+    assert (won[400:] != won[400, 0]).any()                   # the status band has text
+    highlight = (won[:, :, 0] > 200) & (won[:, :, 1] < 90)
+    assert highlight[:200].sum() > 500 and not highlight[200:].any()   # the top row
 
 
 @pytest.mark.parametrize("options, message", [

@@ -1,4 +1,4 @@
-"""Scripted agents, the demo, the benchmark and the command line (smoke and behaviour)."""
+"""Scripted agents, tris-envs watch, the benchmark and the command line (smoke, behaviour)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import pytest
 from tris_envs.agents import Agent, GreedyAgent, RandomAgent, make_agent
 from tris_envs.cli import main
 from tris_envs.core import TERMINAL
-from tris_envs.demo import main as demo
 from tris_envs.evaluation import play_match, play_recorded
 from tris_envs.games.tant_fant import TantFant
 from tris_envs.games.tris1 import Tris1
+from tris_envs.watch import main as watch
 
 
 def test_greedy_wins_in_one():
@@ -46,8 +46,8 @@ def test_make_agent():
         make_agent("alphazero")
 
 
-def test_demo_prints_a_game_and_a_match(capsys):
-    demo(["--games", "6", "--seed", "1"])
+def test_watch_prints_a_game_and_a_match(capsys):
+    watch(["--games", "6", "--seed", "1"])
     out = capsys.readouterr().out
     assert "Tant Fant: greedy (White) against random (Black)" in out
     assert " 1. White " in out

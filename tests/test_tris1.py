@@ -10,6 +10,7 @@ import pytest
 
 from tris_envs import IllegalActionError, tris1_v0
 from tris_envs.core import solve
+from tris_envs.core.drawing import HIGHLIGHT
 from tris_envs.games.tris1 import DRAW, Tris1
 
 from checks import fuzz_env, play_script, random_playouts
@@ -123,6 +124,25 @@ def test_fuzz():
     fuzz_env(tris1_v0, {}, n_games=1000, seed=11)
     finals = random_playouts(Tris1(), n_games=1000, seed=12)
     assert {s.result for s in finals} == {0, 1, DRAW}
+
+
+def test_status_names_the_winning_line_and_the_picture_shows_it():
+    game = Tris1()
+    won = game.from_notation("XO./OX./..X")
+    assert game.render_text(won).splitlines()[-1] == "X wins with the line 0,0 1,1 2,2"
+    assert game.render_text(game.from_notation("XOX/XOO/OXX")).splitlines()[-1] == "Draw"
+    env = tris1_v0.env(render_mode="rgb_array")
+    env.reset(options={"position": "XO./OX./..X"})
+    picture = env.render()
+    assert picture.shape == (440, 400, 3)
+    assert (picture[405:] != picture[405, 0]).any()           # the status band has text
+    outlined = (picture == HIGHLIGHT).all(axis=-1)
+    side = 400 / 3.4
+    corner = (400 - 3 * side) / 2
+    per_die = [[outlined[int(corner + r * side):int(corner + (r + 1) * side),
+                         int(corner + c * side):int(corner + (c + 1) * side)].any()
+                for c in range(3)] for r in range(3)]
+    assert per_die == [[True, False, False], [False, True, False], [False, False, True]]
 
 
 def test_ansi_render_shows_blank_dice():

@@ -14,6 +14,8 @@ from hypothesis import given, settings
 from tris_envs import IllegalActionError, tris2_v0
 from tris_envs.core import TERMINAL
 from tris_envs.games.tris2 import DRAW, ONGOING, ORIENTATIONS, SETUP_TOPS, Tris2
+from tris_envs.games.tris2_drawing import status
+from tris_envs.games.tris2_notation import last_move_name, winning_line
 
 from checks import (
     action_paths,
@@ -648,7 +650,7 @@ def test_ansi_render():
         "  0  X  O  . [O]",
         "  1  /  O  /  .",
         "  2  O  X  O  .",
-        "player_1 to roll; last move 0,3,E",
+        "player_1 to roll; last move 0,2 E",
     ])
     game = env.unwrapped.game
     assert game.render_text(env.unwrapped.game_state, hidden=True) == "\n".join([
@@ -657,12 +659,35 @@ def test_ansi_render():
         "  1  /XO  OX/  /OX  ...",
         "  2  O/X  XO/  OX/  ...",
         "(each die: top, north-south, east-west symbol)",
-        "player_1 to roll; last move 0,3,E",
+        "player_1 to roll; last move 0,2 E",
     ])
     env.reset(options={"position": "XO/......|.........|......... 1 -"})
     assert env.render().splitlines()[-1] == "player_1 to place a die (1 of 9 placed)"
     env.step(act("OX/@2,2"))
     assert env.render().splitlines()[-1] == "player_0 to place a die (2 of 9 placed)"
+
+
+@settings(max_examples=30, deadline=None)
+@given(path=action_paths(60))
+def test_status_names_the_last_move_as_it_was_typed(path):
+    """One notation: the status line's last move is the roll's action_name in the position
+    it was played from (the frame may move with the roll)."""
+    for options in ({}, {"max_side": 4}):
+        game = Tris2(**options)
+        for state in follow_path(game, path, seed=len(path)):
+            for action in game.legal_actions(state)[::7]:
+                if action < 324:
+                    child = game.apply(state, action)
+                    assert last_move_name(child) == game.action_name(state, action)
+                    assert f"last move {game.action_name(state, action)}" in status(child)
+
+
+def test_status_names_the_winning_line():
+    game = Tris2()
+    state = game.from_notation("OX/XO//XO|X/OO/XXO/|/OXX/OOX/ 1 2,2,W")
+    assert winning_line(state) == "0,0 1,1 2,2"
+    assert status(state) == "player_0 wins with the line 0,0 1,1 2,2; last move 2,3 W"
+    assert winning_line(game.from_notation(AFTER_EAST)) == ""
 
 
 def test_picture_marks_the_last_die():

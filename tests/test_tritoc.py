@@ -590,6 +590,7 @@ def test_position_round_trip_and_terminal_strings():
     game = Tritoc()
     won = game.from_notation(E(board("WWW......"), "b", "-"))
     assert won.result == 0 and game.returns(won) == (1.0, -1.0)
+    assert game.render_text(won).endswith("White wins with the fields 0, 1, 2 in a row")
     drawn = game.from_notation(E(ALL_CONQUERED, "b", "-", 4))
     assert drawn.result == DRAW and game.returns(drawn) == (0.0, 0.0)
     for text in DICE_POSITIONS + [E(FULL_OPEN, "b", "12"), E(FORCED, "w", "p", 2)]:

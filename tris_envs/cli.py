@@ -1,4 +1,4 @@
-"""The ``tris-envs`` command line: play, eval, tournament, bench, demo."""
+"""The ``tris-envs`` command line: play, eval, tournament, replay, bench, watch."""
 
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from tris_envs.agents.factory import AGENT_HELP
 from tris_envs.core.errors import brief
 from tris_envs.games import GAMES as REGISTRY
+from tris_envs.watch import DESCRIPTION as WATCH_DESCRIPTION
 
 GAMES = list(REGISTRY)
 
@@ -34,25 +36,34 @@ def parse_options(pairs: list[str] | None) -> dict[str, Any]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tris-envs", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="tris-envs", description="Play, evaluate and benchmark the tris_envs games.",
+        epilog="tris-envs COMMAND --help describes a command; make demo (in a checkout) "
+               "trains an agent.")
     commands = parser.add_subparsers(dest="command", required=True)
     game_help = f"one of {', '.join(GAMES)}"
     option_help = "game option name=value (repeatable), e.g. --option stalemate=loss"
 
-    play = commands.add_parser("play", help="play a game in the terminal against an agent")
+    with_agents: dict[str, Any] = {"epilog": AGENT_HELP,
+                                   "formatter_class": argparse.RawDescriptionHelpFormatter}
+    play = commands.add_parser("play", help="play a game in the terminal against an agent",
+                               **with_agents)
     play.add_argument("game", choices=GAMES, metavar="game", help=game_help)
-    play.add_argument("--opponent", default="mcts:1000",
-                      help="agent spec: random, greedy, mcts:N, mcts:Ss, solver, ppo (the shipped "
-                           "trained policy), ppo:PATH")
+    play.add_argument("--opponent", default="mcts", metavar="AGENT",
+                      help="the agent you play against (default: mcts, 1000 simulations "
+                           "per move); specs below")
     play.add_argument("--first", action="store_true", help="you move first (seat 0)")
-    play.add_argument("--seed", type=int, default=None)
+    play.add_argument("--seed", type=int, default=None, help="seed of the game's dice and "
+                                                                 "the agent (default: random)")
     play.add_argument("--option", action="append", help=option_help)
 
-    evaluate = commands.add_parser("eval", help="a match between two agents")
+    evaluate = commands.add_parser("eval", help="a match between two agents", **with_agents)
     evaluate.add_argument("game", choices=GAMES, metavar="game", help=game_help)
-    evaluate.add_argument("agents", nargs=2, metavar="agent")
-    evaluate.add_argument("--games", type=int, default=100)
-    evaluate.add_argument("--seed", type=int, default=0)
+    evaluate.add_argument("agents", nargs=2, metavar="agent",
+                          help="two agent specs (below), e.g. greedy mcts:100")
+    evaluate.add_argument("--games", type=int, default=100,
+                          help="games, seats alternating (default 100)")
+    evaluate.add_argument("--seed", type=int, default=0, help="seed of the match (default 0)")
     evaluate.add_argument("--processes", type=int, default=1, help=PROCESSES_HELP)
     evaluate.add_argument("--option", action="append", help=option_help)
     evaluate.add_argument("--metrics", action="store_true",
@@ -60,11 +71,14 @@ def _parser() -> argparse.ArgumentParser:
                                "without dice)")
     _journal_arguments(evaluate)
 
-    tournament = commands.add_parser("tournament", help="round robin between agents")
+    tournament = commands.add_parser("tournament", help="round robin between agents",
+                                     **with_agents)
     tournament.add_argument("game", choices=GAMES, metavar="game", help=game_help)
-    tournament.add_argument("agents", nargs="+", metavar="agent")
-    tournament.add_argument("--games", type=int, default=100, help="games per pair")
-    tournament.add_argument("--seed", type=int, default=0)
+    tournament.add_argument("agents", nargs="+", metavar="agent",
+                            help="two or more agent specs (below)")
+    tournament.add_argument("--games", type=int, default=100,
+                            help="games per pair, seats alternating (default 100)")
+    tournament.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     tournament.add_argument("--processes", type=int, default=1, help=PROCESSES_HELP)
     tournament.add_argument("--heatmap", metavar="PNG", help="also write a heat map")
     tournament.add_argument("--option", action="append", help=option_help)
@@ -84,7 +98,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="environment to time (repeatable; default all)")
     bench.add_argument("--mcts-simulations", type=int, default=2000,
                        help="simulations per MCTS search timed (0: skip MCTS)")
-    commands.add_parser("demo", help="a Tant Fant game and a greedy-vs-random match")
+    watch = commands.add_parser("watch", help=WATCH_DESCRIPTION, description=WATCH_DESCRIPTION)
+    watch.add_argument("--games", type=int, default=200, help="games in the match (default 200)")
+    watch.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     return parser
 
 
@@ -157,18 +173,14 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
         records = read_records(args.records)
         page = write_html(records, args.html, args.title)
         print(f"{len(records)} game(s) written to {page}")
-    elif args.command == "demo":
-        from tris_envs.demo import main as demo
+    elif args.command == "watch":
+        from tris_envs.watch import main as watch
 
-        demo([])
+        watch(["--games", str(args.games), "--seed", str(args.seed)])
     elif args.command == "play":
-        from tris_envs.agents import make_agent
         from tris_envs.play import play_session
 
         game = make_game(args.game, **parse_options(args.option))
-        opponent = make_agent(args.opponent)           # a bad spec fails before the game,
-        if hasattr(opponent, "policy_for"):            # as does an unreadable checkpoint
-            opponent.policy_for(game)
         play_session(game, args.opponent, 0 if args.first else 1, args.seed)
     elif args.command == "eval":
         from tris_envs.evaluation import play_match

@@ -2,12 +2,17 @@
 
 The board is printed with its coordinates; moves are typed in each game's short notation
 (:meth:`~tris_envs.core.game.Game.action_name`): Tant Fant ``b1-b2``, Tris 1 ``row,col``,
-Tritoc the hole ``row,col`` or ``pass``, Doppia scelta ``left`` / ``straight`` / ``right``
-(``row,col Y`` while coloring). Commands: ``moves``, ``hint``, ``help``, ``quit``.
+Tris 2 the die's cell and direction ``row,col D`` (``row,col XO/`` while placing), Tritoc
+the hole ``row,col`` or ``pass``, Doppia scelta ``left`` / ``straight`` / ``right``
+(``row,col Y`` while coloring). The agent's moves are announced, and the board's status
+line shows the last move, in the same notation; the longer descriptions the board prints
+(Doppia scelta's ``turn right (red)``) are accepted too. Commands: ``moves``, ``hint``,
+``help``, ``quit``. In a terminal the prompt has line editing and history (``readline``).
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -41,6 +46,10 @@ def play_session(game: Game, opponent: str, human_seat: int, seed: int | None = 
     """
     rng = np.random.default_rng() if seed is None else seeded_generator(seed)
     agent = make_agent(opponent, rng)
+    for load in ("policy_for", "network_for"):           # ppo and az: load before the board
+        if hasattr(agent, load):
+            write(f"loading the {agent.name} network ...")
+            getattr(agent, load)(game)
     state = resolve_chance(game, game.initial_state(rng), rng)
     names = {human_seat: "you", 1 - human_seat: agent.name}
     write(f"{game.info.name}: you play seat {human_seat} "
@@ -75,6 +84,9 @@ def _ask(game: Game, state: Any, rng: np.random.Generator, read: Callable[[str],
     """Read commands until the person names a legal move (``None``: quit or end of input)."""
     legal = game.legal_actions(state)
     example = game.action_name(state, legal[0])
+    if read is input:
+        with contextlib.suppress(ImportError):      # not on Windows
+            import readline  # noqa: F401  (line editing and history for input())
     while True:
         try:
             text = read("your move> ").strip()

@@ -15,6 +15,25 @@ AGENT_SPECS = ("random", "greedy", "mcts", "mcts:<simulations>", "mcts:<seconds>
                "az", "az:<simulations>", "az:<path>", "az:<path>:<simulations>")
 """The forms :func:`make_agent` accepts."""
 
+AGENT_HELP = """\
+agent specs:
+  random                      a uniformly random legal move
+  greedy                      wins at once if it can, else avoids handing the opponent
+                              a win in one, else random
+  mcts                        Monte Carlo tree search, 1000 simulations per move
+  mcts:N, mcts:Ss             N simulations, or S seconds, per move (mcts:300, mcts:0.5s)
+  mcts:N:decisive             proves positions won in one move without a rollout
+                              (also mcts:Ss:decisive)
+  alphabeta                   alpha-beta search, 4 plies deep
+  alphabeta:N, alphabeta:Ss   N plies, or deepening within S seconds per move
+  solver                      perfect play (Tris 1, Tant Fant, Doppia scelta)
+  ppo, ppo:PATH               the shipped MaskablePPO policy of the game, or a trained
+                              .zip/.pt file (needs the train extra)
+  az, az:N                    the shipped AlphaZero-style network with 100 search
+                              simulations, or N (az:0: the network alone, no search)
+  az:PATH, az:PATH:N          a trained network file (.npz), with 100 or N simulations"""
+"""What ``tris-envs play``, ``eval`` and ``tournament`` print under ``--help``."""
+
 
 def make_agent(spec: str, rng: np.random.Generator | None = None) -> Agent:
     """An agent from its spec string.

@@ -91,12 +91,9 @@ def draw_line_board(
     canvas: Canvas,
     points: Sequence[Point],
     edges: Sequence[tuple[int, int]],
-    labels: Sequence[str] = (),
 ) -> None:
-    """A board of points joined by lines (Tant Fant); optional labels beside points."""
+    """A board of points joined by lines (Tant Fant)."""
     for a, b in edges:
         canvas.line(points[a], points[b], INK, 3)
     for (x, y) in points:
         canvas.circle(x, y, 5, INK)
-    for (x, y), label in zip(points, labels):
-        canvas.text(label, x - 36, y + 34, 16, INK)

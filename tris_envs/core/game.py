@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -206,7 +207,10 @@ class Game(ABC, Generic[S]):
         return self.action_to_string(state, action)
 
     def parse_action(self, state: S, text: str) -> int:
-        """The action a person named; case, spaces and parentheses do not matter.
+        """The action a person named, by :meth:`action_name` or :meth:`action_to_string`.
+
+        Case, spaces and a remark in parentheses do not matter: Doppia scelta's
+        ``turn right (red)``, ``turn right`` and ``right`` name the same action.
 
         Raises:
             IllegalActionError: ``text`` names an action that is illegal here (why).
@@ -214,7 +218,8 @@ class Game(ABC, Generic[S]):
         """
         key = _normalise_name(text)
         for action in range(self.info.num_actions):
-            if _normalise_name(self.action_name(state, action)) == key:
+            if key in (_normalise_name(self.action_name(state, action)),
+                       _normalise_name(self.action_to_string(state, action))):
                 if action in self.legal_actions(state):
                     return action
                 raise self.illegal_action_error(state, action)
@@ -295,7 +300,7 @@ class Game(ABC, Generic[S]):
 
 
 def _normalise_name(text: str) -> str:
-    return "".join(ch for ch in text.lower() if ch not in " ()\t")
+    return re.sub(r"\([^)]*\)|\s", "", text.lower())
 
 
 def seeded_generator(seed: Any) -> np.random.Generator:

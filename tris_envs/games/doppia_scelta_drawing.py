@@ -15,6 +15,7 @@ from tris_envs.core.drawing import (
 )
 from tris_envs.games.doppia_scelta import (
     BLACK,
+    COLOR_NAMES,
     DELTAS,
     DIRECTIONS,
     DRAW,
@@ -45,7 +46,7 @@ def status(game: DoppiaScelta, state: DoppiaSceltaState) -> tuple[str, str]:
         return "Draw", "stalemate, both robots blocked on gray facing the border"
     if state.white == NOT_ENTERED:
         return f"{name} colors a cell", f"{state.colors.count(UNCOLORED)} uncolored"
-    return f"{name} to move", ", ".join(game.action_to_string(state, a)
+    return f"{name} to move", ", ".join(f"{game.action_name(state, a)} ({COLOR_NAMES[a]})"
                                         for a in game.legal_actions(state))
 
 

@@ -23,6 +23,8 @@ import numpy as np
 from tris_envs.core.drawing import (
     BACKGROUND,
     BLACK_STONE,
+    HIGHLIGHT,
+    INK,
     WHITE_STONE,
     Canvas,
     draw_line_board,
@@ -273,14 +275,27 @@ class TantFant(Game[TantFantState]):
         def cell(p: int) -> str:
             return "W" if state.white >> p & 1 else "B" if state.black >> p & 1 else "."
         rows = [f"{r + 1}  " + " ─ ".join(cell(r * 3 + c) for c in range(3)) for r in (2, 1, 0)]
-        lines = [rows[0], "   │ ╲ │ ╱ │", rows[1], "   │ ╱ │ ╲ │", rows[2], "   a   b   c"]
-        if state.result == ONGOING:
-            lines.append(f"{COLOR_NAMES[state.to_move]} to move")
-        elif state.result == DRAW:
-            lines.append(f"Draw ({state.ending})")
-        else:
-            lines.append(f"{COLOR_NAMES[state.result]} wins ({state.ending})")
+        lines = [rows[0], "   │ ╲ │ ╱ │", rows[1], "   │ ╱ │ ╲ │", rows[2], "   a   b   c",
+                 self.status(state)]
         return "\n".join(lines)
+
+    def winning_line(self, state: TantFantState) -> tuple[int, ...]:
+        """The points of the winner's line (``()`` unless the game was won by a line)."""
+        if state.ending != "line":
+            return ()
+        own = state.white if state.result == WHITE else state.black
+        return tuple(p for p in range(9) if own >> p & 1)
+
+    def status(self, state: TantFantState) -> str:
+        """The line under the board: who moves, or the result and how it came."""
+        if state.result == ONGOING:
+            return f"{COLOR_NAMES[state.to_move]} to move"
+        if state.result == DRAW:
+            return f"Draw ({state.ending})"
+        if state.ending == "line":
+            points = " ".join(POINT_NAMES[p] for p in self.winning_line(state))
+            return f"{COLOR_NAMES[state.result]} wins with the line {points}"
+        return f"{COLOR_NAMES[state.result]} wins ({state.ending})"
 
     def draw(self, state: TantFantState, canvas: Canvas) -> None:
         canvas.fill(BACKGROUND)
@@ -288,9 +303,20 @@ class TantFant(Game[TantFantState]):
         origin = canvas.width * 0.18
         points = [(origin + (p % 3) * step, origin + (2 - p // 3) * step) for p in range(9)]
         edges = [(a, b) for line in LINES for a, b in zip(line, line[1:])]
-        draw_line_board(canvas, points, edges, POINT_NAMES)
+        draw_line_board(canvas, points, edges)
+        label = step * 0.38          # in the margin, clear of the lines and the stones
+        for k in range(3):
+            canvas.text("abc"[k], points[k][0], points[0][1] + label, 18, INK)
+            canvas.text(str(k + 1), points[0][0] - label, points[3 * k][1], 18, INK)
+        line = self.winning_line(state)
         for p, (x, y) in enumerate(points):
+            if p in line:
+                canvas.circle(x, y, step * 0.28, HIGHLIGHT)
             if state.white >> p & 1:
                 draw_stone(canvas, x, y, step * 0.22, WHITE_STONE)
             elif state.black >> p & 1:
                 draw_stone(canvas, x, y, step * 0.22, BLACK_STONE)
+        canvas.text(self.status(state), canvas.width / 2, canvas.height - 24, 20, INK)
+
+    def picture_size(self, state: TantFantState) -> tuple[int, int]:
+        return (400, 440)

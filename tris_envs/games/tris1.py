@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tris_envs.core.drawing import BACKGROUND, Canvas, draw_die
+from tris_envs.core.drawing import BACKGROUND, INK, Canvas, draw_die
 from tris_envs.core.errors import brief
 from tris_envs.core.game import TERMINAL, Game, GameInfo
 from tris_envs.core.options import check_int
@@ -168,19 +168,35 @@ class Tris1(Game[Tris1State]):
                                                 for c in range(3)))
             if r < 2:
                 lines.append("    ───┼───┼───")
-        if state.result == ONGOING:
-            lines.append(f"{SYMBOLS[state.to_move]} to move (/ = empty die)")
-        elif state.result == DRAW:
-            lines.append("Draw")
-        else:
-            lines.append(f"{SYMBOLS[state.result]} wins")
+        lines.append(self.status(state))
         return "\n".join(lines)
+
+    def winning_line(self, state: Tris1State) -> tuple[int, ...]:
+        """The cells of the winner's line (``()`` unless the game was won)."""
+        if state.result not in (X, O):
+            return ()
+        own = state.x if state.result == X else state.o
+        return next(line for line, mask in zip(LINES, LINE_MASKS) if own & mask == mask)
+
+    def status(self, state: Tris1State) -> str:
+        """The line under the board: who moves, or the result and the winning line."""
+        if state.result == ONGOING:
+            return f"{SYMBOLS[state.to_move]} to move (/ = empty die)"
+        if state.result == DRAW:
+            return "Draw"
+        cells = " ".join(self.action_name(state, cell) for cell in self.winning_line(state))
+        return f"{SYMBOLS[state.result]} wins with the line {cells}"
 
     def draw(self, state: Tris1State, canvas: Canvas) -> None:
         canvas.fill(BACKGROUND)
         size = canvas.width / 3.4
         margin = (canvas.width - 3 * size) / 2
+        line = self.winning_line(state)
         for cell in range(9):
             r, c = divmod(cell, 3)
             draw_die(canvas, margin + c * size, margin + r * size, size,
-                     self._symbol(state, cell, "/"))
+                     self._symbol(state, cell, "/"), cell in line)
+        canvas.text(self.status(state), canvas.width / 2, canvas.height - 24, 20, INK)
+
+    def picture_size(self, state: Tris1State) -> tuple[int, int]:
+        return (400, 440)

@@ -14,7 +14,7 @@ from tris_envs.core.drawing import (
 )
 from tris_envs.games.tris2 import DRAW, ONGOING, PLAYER_NAMES, Tris2State
 from tris_envs.games.tris2_moves import FRAME, ORIENTATIONS
-from tris_envs.games.tris2_notation import cell_token, last_move_string
+from tris_envs.games.tris2_notation import cell_token, last_move_name, winning_line
 
 _GRID_LINE = (222, 208, 178)
 _SIDE_FACES = ((238, 235, 226), (212, 207, 194), (226, 222, 211), (220, 215, 203))
@@ -42,14 +42,15 @@ def render_text(state: Tris2State, hidden: bool = False) -> str:
 
 
 def status(state: Tris2State) -> str:
-    """The line under the board: who is to move, or how the game ended."""
-    last = last_move_string(state)
+    """The line under the board: who is to move, or how the game ended (with the winning
+    line's cells); the last move as it was typed (the die's cell before the roll)."""
+    last = last_move_name(state)
     moved = f"; last move {last}" if last != "-" else ""
     if state.result == DRAW:
         action = "placement" if state.placing else "roll"
         return f"Draw: {PLAYER_NAMES[state.to_move]} has no legal {action}{moved}"
     if state.result != ONGOING:
-        return f"{PLAYER_NAMES[state.result]} wins with a line{moved}"
+        return f"{PLAYER_NAMES[state.result]} wins with the line {winning_line(state)}{moved}"
     if state.placing:
         placed = state.occupied.bit_count()
         return f"{PLAYER_NAMES[state.to_move]} to place a die ({placed} of 9 placed)"

@@ -15,12 +15,15 @@ from tris_envs.games.tris2 import NUM_DICE, Tris2State
 from tris_envs.games.tris2_moves import (
     ALL_TRIPLES,
     CELL_P,
+    COL,
     COL_MASK,
     COL_STEP,
     DIRECTIONS,
     FRAME,
     ORIENTATIONS,
+    PAD,
     ROLL,
+    ROW,
     ROW_MASK,
     ROW_STEP,
     STEP,
@@ -54,6 +57,33 @@ def last_move_string(state: Tris2State) -> str:
         return "-"
     f, d = divmod(state.last, 4)
     return f"{f // FRAME},{f % FRAME},{DIRECTIONS[d]}"
+
+
+def last_move_name(state: Tris2State) -> str:
+    """The last move as it was typed and announced (:meth:`Tris2.action_name`): the cell
+    the die left, in the frame before the move, and its direction (``0,2 E``); or ``-``.
+
+    The frame is the dice's bounding box, so it may have moved with the roll: the
+    previous frame's corner is where the dice were before, the die back on its old cell.
+    """
+    if state.last < 0:
+        return "-"
+    f, d = divmod(state.last, 4)
+    r, c = f // FRAME - ROW_STEP[d], f % FRAME - COL_STEP[d]
+    cells = [(q // FRAME, q % FRAME) for q in range(FRAME * FRAME)
+             if state.board[q] and q != f] + [(r, c)]
+    top, left = min(row for row, _ in cells), min(col for _, col in cells)
+    return f"{r - top},{c - left} {DIRECTIONS[d]}"
+
+
+def winning_line(state: Tris2State) -> str:
+    """The cells (``r,c`` in the frame) of a line of three equal top symbols, or ``""``."""
+    for tops in (state.top_x, state.top_o, state.top_bar):
+        for triple in ALL_TRIPLES:
+            if tops & triple == triple:
+                return " ".join(f"{ROW[p]},{COL[p]}" for p in range(PAD * PAD)
+                                if triple >> p & 1)
+    return ""
 
 
 def to_notation(state: Tris2State) -> str:

@@ -15,9 +15,11 @@ from tris_envs.games.tritoc import (
     BLACK,
     COLOR_NAMES,
     DRAW,
+    FIELD_LINE_MASKS,
     MUST_PASS,
     ONGOING,
     PENDING,
+    TTT_LINES,
     WHITE,
     TritocState,
     stone_letter,
@@ -30,7 +32,11 @@ def status(state: TritocState) -> str:
     if state.result == DRAW:
         return "Draw (four consecutive passes)"
     if state.result != ONGOING:
-        return f"{COLOR_NAMES[state.result]} wins (three conquered fields in a row)"
+        fields = state.white_fields if state.result == WHITE else state.black_fields
+        line = next(line for line, mask in zip(TTT_LINES, FIELD_LINE_MASKS)
+                    if fields & mask == mask)
+        return (f"{COLOR_NAMES[state.result]} wins with the fields "
+                f"{', '.join(map(str, line))} in a row")
     if state.roll == PENDING:
         return f"{color} to roll"
     if state.roll == MUST_PASS:

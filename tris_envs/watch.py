@@ -1,8 +1,7 @@
-"""``tris-envs demo``: a Tant Fant game between two scripted players, then a short match.
+"""``tris-envs watch``: a Tant Fant game between two scripted players, then a short match.
 
-(``make demo`` is something else: it trains a policy; see the README.)
-
-Run with ``python -m tris_envs.demo [--games N] [--seed S]``.
+Nothing is trained (``make demo`` trains an agent; see the README). Run with
+``tris-envs watch [--games N] [--seed S]``.
 """
 
 from __future__ import annotations
@@ -15,10 +14,13 @@ from tris_envs.agents import GreedyAgent, RandomAgent
 from tris_envs.evaluation import play_match, play_recorded
 from tris_envs.games.tant_fant import COLOR_NAMES, TantFant
 
+DESCRIPTION = ("watch greedy play random at Tant Fant: one game move by move, then a match "
+               "(nothing is trained; make demo trains an agent)")
+
 
 def main(argv: list[str] | None = None) -> None:
     """Print one game move by move and a greedy-vs-random match summary."""
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(prog="tris-envs watch", description=DESCRIPTION)
     parser.add_argument("--games", type=int, default=200, help="games in the match")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
