@@ -145,6 +145,21 @@ def test_learner_smoke_run_saves_a_network_that_plays(spec, tmp_path):
     assert network.config.game == spec.name
 
 
+def test_learner_writes_whole_progress_lines_to_a_log(tmp_path):
+    """Not a terminal: one line per iteration, no redrawn bar (carriage returns)."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "training/alphazero.py", "--game", "tris1", "--out",
+               str(tmp_path / "run"), "--iterations", "2", "--games", "2", "--simulations", "2",
+               "--steps", "1", "--eval-every", "2", "--eval-games", "2",
+               "--opponents", "random"]
+    result = subprocess.run(command, check=True, capture_output=True, text=True)
+    lines = [line for line in result.stdout.splitlines() if line.startswith("iteration ")]
+    assert [line.split(":")[0] for line in lines] == ["iteration 1/2", "iteration 2/2"]
+    assert "vs random" in lines[1] and "\r" not in result.stdout + result.stderr
+
+
 @pytest.mark.parametrize("arguments, message", [
     (["--game", "chess"], "unknown game"),
     (["--iterations", "0"], "iterations=0: must be at least 1"),

@@ -508,3 +508,21 @@ def test_full_training_reaches_the_targets(game, tmp_path):
     run = train(shipped_config(game), tmp_path / "run", progress=False)
     report = target_report(run.final, game, n_games=400, seed=99)
     assert report and all(met for _, met in report), report
+
+
+def test_progress_bar_only_in_a_terminal(monkeypatch):
+    """A log file gets the evaluation lines whole, not rich's bar and 80-column wrapping."""
+    import io
+
+    from tris_envs.training.train import _progress_bar
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    with _progress_bar(100) as bar:
+        assert bar is None
+    monkeypatch.setattr(sys, "stdout", Terminal())
+    with _progress_bar(100) as bar:
+        assert bar is not None

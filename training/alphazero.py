@@ -139,9 +139,12 @@ def train(config: Config, out: Path, progress: bool = True) -> Path:
             row |= _evaluate(game, trained, config, seed=iteration)
         rows.append(row)
         _log(out, rows, writer, row)
+        shown = {"loss": row["loss"]} | {k: v for k, v in row.items() if k.startswith("vs ")}
         bar.update(1)
-        bar.set_postfix(loss=row["loss"], **{k: v for k, v in row.items()
-                                              if k.startswith("vs ")})
+        bar.set_postfix(**shown)
+        if progress and bar.disable:          # a log file: one whole line per iteration
+            print(f"iteration {iteration}/{config.iterations}: "
+                  + ", ".join(f"{k} {v:.3g}" for k, v in shown.items()), flush=True)
     bar.close()
     if pool is not None:
         pool.shutdown()
@@ -222,9 +225,11 @@ def _tensorboard(out: Path) -> Any:
 
 
 def _progress(total: int, enabled: bool) -> Any:
+    """A tqdm bar in a terminal; disabled when not ``enabled`` or when stderr is not a
+    terminal (a redrawn bar would leave carriage returns in a log file)."""
     from tqdm import tqdm
 
-    return tqdm(total=total, desc="iterations", disable=not enabled)
+    return tqdm(total=total, desc="iterations", disable=not (enabled and sys.stderr.isatty()))
 
 
 def _plot(out: Path, rows: list[dict[str, Any]]) -> None:

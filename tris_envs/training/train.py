@@ -25,6 +25,7 @@ import functools
 import json
 import math
 import shutil
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -288,8 +289,9 @@ def plot_learning_curve(csv_path: Path, png_path: Path, title: str) -> None:
 
 def _progress_bar(total: int) -> contextlib.AbstractContextManager[Any]:
     """A rich progress bar over ``total`` steps (steps per second, elapsed and remaining
-    time), or no bar (``None``) for a total of 0."""
-    if not total:
+    time); no bar (``None``) for a total of 0 or when stdout is not a terminal, where
+    the evaluation lines are printed whole instead of through rich's 80-column console."""
+    if not total or not sys.stdout.isatty():
         return contextlib.nullcontext()
     from rich.progress import (
         BarColumn,
