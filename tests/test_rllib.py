@@ -43,7 +43,14 @@ def random_episode(env: RLlibEnv, seed: int) -> tuple[list, dict, int]:
             totals[name] += reward
         assert terminated["__all__"] == terminated["player_0"] == terminated["player_1"]
         if terminated["__all__"] or truncated["__all__"]:
-            assert observations == {}
+            assert set(observations) == set(env.possible_agents)   # a last one for each
+            for player, agent in enumerate(env.possible_agents):
+                final = observations[agent]
+                assert env.observation_spaces[agent].contains(final)
+                assert (final["observations"]
+                        == env.game.observation(env.state, player).ravel()).all()
+                if terminated["__all__"]:
+                    assert not final["action_mask"].any()
             return actions, totals, plies
 
 
@@ -67,6 +74,31 @@ def test_options_and_truncation():
     assert plies == 3 and totals == {"player_0": 0.0, "player_1": 0.0}
     with pytest.raises(ValueError, match="colour"):
         RLlibEnv({"game": "tant_fant", "options": {"colour": "red"}})
+
+
+@pytest.mark.parametrize("config", [{"game": "doppia_scelta"},   # 1 in 5 random games cut
+                                    {"game": "tant_fant", "options": {"max_moves": 1}},
+                                    {"game": "tant_fant", "options": {"max_moves": 4}}])
+def test_rllib_episodes_close_on_every_ending(config):
+    """RLlib's own episode bookkeeping accepts every game, truncated ones included."""
+    from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
+
+    env = RLlibEnv(config)
+    for seed in range(10):
+        observations, infos = env.reset(seed=seed)
+        episode = MultiAgentEpisode(observation_space=env.observation_spaces,
+                                    action_space=env.action_spaces,
+                                    agent_to_module_mapping_fn=lambda agent, episode: "main")
+        episode.add_env_reset(observations=observations, infos=infos)
+        rng = np.random.default_rng(seed)
+        while not episode.is_done:
+            (agent, obs), = observations.items()
+            actions = {agent: int(rng.choice(np.flatnonzero(obs["action_mask"])))}
+            observations, rewards, terminated, truncated, infos = env.step(actions)
+            episode.add_env_step(observations=observations, actions=actions, rewards=rewards,
+                                 infos=infos, terminateds=terminated, truncateds=truncated)
+        returns = [sum(single.get_rewards()) for single in episode.agent_episodes.values()]
+        assert sum(returns) == 0.0
 
 
 def test_bad_actions_are_refused():

@@ -6,8 +6,10 @@ observation, a dict with the keys RLlib's action-masking RL modules read,
 ``"observations"`` (the game's observation tensor, flattened to ``float32``) and
 ``"action_mask"`` (``float32``, 1 for each legal action). Rewards go to both seats on every
 step (win/loss games pay +1/-1 at the end); ``terminateds`` / ``truncateds`` carry
-``"__all__"``; chance nodes (Tris 2's random setup, Tritoc's dice) are resolved inside the
-environment with its seeded generator. :func:`masked_module_spec` gives the RL module spec
+``"__all__"``, and the step that ends a game (won, drawn or cut at ``max_moves``) gives both
+seats a last observation, which RLlib needs to close each seat's episode; chance nodes
+(Tris 2's random setup, Tritoc's dice) are resolved inside the environment with its seeded
+generator. :func:`masked_module_spec` gives the RL module spec
 to train on it, :class:`RLlibAgent` turns a trained module into an agent of the evaluation
 harness (``play_match(game, RLlibAgent(module), "greedy")``).
 
@@ -43,9 +45,12 @@ env_config={"game": "tant_fant", "options": {...}})``)."""
 
 
 def observation_dict(game: Game, state: Any, player: int) -> dict[str, np.ndarray]:
-    """``{"observations", "action_mask"}`` of ``player`` in ``state``, as the env gives it."""
+    """``{"observations", "action_mask"}`` of ``player`` in ``state``, as the env gives it;
+    the mask is all zeros unless ``player`` is to move."""
+    to_move = game.current_player(state) == player
+    mask = game.legal_mask(state) if to_move else np.zeros(game.info.num_actions)
     return {"observations": game.observation(state, player).astype(np.float32).ravel(),
-            "action_mask": game.legal_mask(state).astype(np.float32)}
+            "action_mask": mask.astype(np.float32)}
 
 
 class RLlibEnv(MultiAgentEnv):
@@ -101,7 +106,11 @@ class RLlibEnv(MultiAgentEnv):
         cut = not over and self.plies >= self.game.max_moves
         terminateds = dict.fromkeys(AGENTS, over) | {"__all__": over}
         truncateds = dict.fromkeys(AGENTS, cut) | {"__all__": cut}
-        observations = {} if over or cut else self._observe()
+        if over or cut:     # without it RLlib refuses a seat that acted, then got truncated
+            observations = {agent: observation_dict(self.game, self.state, player)
+                            for player, agent in enumerate(AGENTS)}
+        else:
+            observations = self._observe()
         return (observations, {agent: float(r) for agent, r in zip(AGENTS, rewards)},
                 terminateds, truncateds, {})
 
