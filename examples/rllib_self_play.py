@@ -48,7 +48,9 @@ torch.set_num_threads(1)  # small networks: more threads only slow torch down on
 ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
 config = (
     PPOConfig()
-    .environment(register(), env_config={"game": args.game})
+    # RLlib's env check steps an unmasked random action, illegal in most positions but
+    # Tris 1's first; the env raises on illegal actions, so the check is left off
+    .environment(register(), env_config={"game": args.game}, disable_env_checking=True)
     .env_runners(num_env_runners=0, num_envs_per_env_runner=1)
     .learners(num_learners=0)
     .multi_agent(policies={"main", "frozen"}, policy_mapping_fn=main_or_frozen,
