@@ -19,6 +19,12 @@ usual ``if __name__ == "__main__":`` guard. The pool never has more processes th
 or CPUs (:func:`pool_size`). Workers ignore Ctrl-C (the parent stops the pool) and end by
 themselves within a second when their parent dies (SIGTERM, kill).
 
+With ``ray=True`` or ``ray=ADDRESS`` the games run as Ray tasks on the cluster's CPUs
+instead (optional extra ``distributed``; see :func:`tris_envs.distributed.ray_session` and
+docs/distributed.md): the game, the sources and the seed go to the object store once, chunks
+of game numbers go to the tasks, the agents are built on the workers and the records come
+back. The sources must survive cloudpickle (spec strings always do); ``processes`` stays 1.
+
 **Journal.** With ``records=path`` every finished game is appended to ``path`` as one JSON
 line the moment it ends (after a header line naming the game, the agents, the seed and the
 games per pair), so an interrupted match loses nothing; ``resume=True`` reads the file and
@@ -45,6 +51,7 @@ from tris_envs.agents.factory import make_agent
 from tris_envs.agents.protocol import Agent
 from tris_envs.core.errors import brief
 from tris_envs.core.game import Game
+from tris_envs.distributed import RayAddress
 from tris_envs.evaluation.ratings import elo_difference, ml_elo, score_rate, wilson_interval
 from tris_envs.evaluation.records import GameRecord, play_recorded
 
@@ -136,7 +143,8 @@ class MatchResult:
 
 def play_match(game: Game, a: AgentSource, b: AgentSource, n_games: int, seed: int,
                processes: int = 1, keep_records: bool = False,
-               records: str | Path | None = None, resume: bool = False) -> MatchResult:
+               records: str | Path | None = None, resume: bool = False,
+               ray: RayAddress = False) -> MatchResult:
     """Play ``n_games`` between ``a`` and ``b``, seats alternating (``a`` first in game 0).
 
     Args:
@@ -145,21 +153,25 @@ def play_match(game: Game, a: AgentSource, b: AgentSource, n_games: int, seed: i
         b: The opponent.
         n_games: Games to play (at least 1).
         seed: Non-negative integer; the same seed gives the same games for any
-            ``processes``.
+            ``processes``, with or without Ray.
         processes: Worker processes (1: play in this process; at most :func:`pool_size`).
         keep_records: Keep every game's record in ``result.records``.
         records: Journal file: each finished game is appended as it ends (see above).
         resume: Continue the journal ``records``: play only the games it lacks.
+        ray: Play on a Ray cluster: ``True`` or its address (see
+            :data:`tris_envs.distributed.RayAddress`); ``False``: on this machine.
 
     Raises:
-        ValueError: bad counts, seed or agent spec; a journal of another match.
+        ValueError: bad counts, seed or agent spec; a journal of another match; ``ray``
+            with ``processes > 1``, or a source Ray cannot send.
+        ImportError: ``ray`` given and Ray not installed.
     """
-    _check_counts(n_games, seed, processes)
+    _check_counts(n_games, seed, processes, ray)
     sources = [a, b]
     names = _names(sources)
     tasks: list[Task] = [(0, 1, k, (k,)) for k in range(n_games)]
     journal = _Journal.open(records, resume, game, names, seed, n_games)
-    results = _run(game, sources, names, tasks, seed, processes, keep_records, journal)
+    results = _run(game, sources, names, tasks, seed, processes, keep_records, journal, ray)
     return _tally(names[0], names[1], results, keep_records)
 
 
@@ -255,15 +267,18 @@ class RoundRobinTable:
 
 def round_robin(game: Game, agents: Sequence[AgentSource], n_games: int, seed: int,
                 processes: int = 1, keep_records: bool = False,
-                records: str | Path | None = None, resume: bool = False) -> RoundRobinTable:
+                records: str | Path | None = None, resume: bool = False,
+                ray: RayAddress = False) -> RoundRobinTable:
     """Play every pair of ``agents`` ``n_games`` times, seats alternating.
 
-    Arguments as for :func:`play_match`; all games of all pairs share one process pool.
+    Arguments as for :func:`play_match`; all games of all pairs share one process pool (or
+    one Ray session).
 
     Raises:
         ValueError: fewer than two agents, bad counts, seed or agent spec.
+        ImportError: ``ray`` given and Ray not installed.
     """
-    _check_counts(n_games, seed, processes)
+    _check_counts(n_games, seed, processes, ray)
     if len(agents) < 2:
         raise ValueError(f"a round robin needs at least two agents, got {len(agents)}")
     sources = list(agents)
@@ -271,7 +286,7 @@ def round_robin(game: Game, agents: Sequence[AgentSource], n_games: int, seed: i
     pairs = [(i, j) for i in range(len(sources)) for j in range(i + 1, len(sources))]
     tasks: list[Task] = [(i, j, k, (i, j, k)) for i, j in pairs for k in range(n_games)]
     journal = _Journal.open(records, resume, game, names, seed, n_games)
-    results = _run(game, sources, names, tasks, seed, processes, keep_records, journal)
+    results = _run(game, sources, names, tasks, seed, processes, keep_records, journal, ray)
     matches = {}
     for p, (i, j) in enumerate(pairs):
         chunk = results[p * n_games:(p + 1) * n_games]
@@ -339,12 +354,15 @@ class _Journal:
                                    "record": record.to_json()}) + "\n")
 
 
-def _check_counts(n_games: int, seed: int, processes: int) -> None:
+def _check_counts(n_games: int, seed: int, processes: int, ray: RayAddress) -> None:
     for what, value, least in (("n_games", n_games, 1), ("seed", seed, 0),
                                ("processes", processes, 1)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
             kind = "a non-negative integer" if least == 0 else f"an integer >= {least}"
             raise ValueError(f"{what} must be {kind}, got {brief(value)}")
+    if ray is not False and processes != 1:
+        raise ValueError(f"processes={processes} with ray: Ray spreads the games over the "
+                         "cluster's CPUs; leave processes at 1")
 
 
 def _build(source: AgentSource, rng: np.random.Generator) -> Agent:
@@ -403,13 +421,19 @@ def _play_task(task: Task) -> tuple[int, GameRecord]:
 
 
 def _run(game: Game, sources: list[AgentSource], names: list[str],
-         tasks: list[Task], seed: int, processes: int,
-         keep_records: bool, journal: _Journal | None = None) -> list[tuple[int, GameRecord]]:
+         tasks: list[Task], seed: int, processes: int, keep_records: bool,
+         journal: _Journal | None, ray: RayAddress) -> list[tuple[int, GameRecord]]:
     """Every task's ``(seat, record)`` in task order; finished games go to the journal."""
     done = journal.done if journal is not None else {}
     todo = [task for task in tasks if task[3] not in done]
-    for key, seat, record in _results(game, sources, names, todo, seed, processes,
-                                      keep_records):
+    context = (game, sources, names, seed, keep_records)
+    if not todo:
+        results: Iterator[tuple[tuple[int, ...], int, GameRecord]] = iter(())
+    elif ray is not False:
+        results = _ray_results(context, todo, ray)
+    else:
+        results = _results(context, todo, processes)
+    for key, seat, record in results:
         if journal is not None:
             journal.add(key, seat, record)
         else:
@@ -417,23 +441,64 @@ def _run(game: Game, sources: list[AgentSource], names: list[str],
     return [done[task[3]] for task in tasks]
 
 
-def _results(game: Game, sources: list[AgentSource], names: list[str],
-             tasks: list[Task], seed: int, processes: int,
-             keep_records: bool) -> Iterator[tuple[tuple[int, ...], int, GameRecord]]:
-    """``(key, seat, record)`` of each task as it finishes."""
+def _results(context: tuple[Any, ...], tasks: list[Task],
+             processes: int) -> Iterator[tuple[tuple[int, ...], int, GameRecord]]:
+    """``(key, seat, record)`` of each task as it finishes, here or in a process pool."""
     processes = pool_size(processes, len(tasks))
     if processes == 1:
-        _init_worker(game, sources, names, seed, keep_records)
-        try:
-            yield from map(_play_keyed, tasks)
-        finally:
-            _WORKER.clear()
+        yield from _play_each(context, tasks)
         return
-    context = multiprocessing.get_context("spawn")
-    chunksize = max(1, math.ceil(len(tasks) / (16 * processes)))
-    with context.Pool(processes, _init_pool_worker,
-                      (game, sources, names, seed, keep_records)) as pool:
-        yield from pool.imap_unordered(_play_keyed, tasks, chunksize=chunksize)
+    spawn = multiprocessing.get_context("spawn")
+    with spawn.Pool(processes, _init_pool_worker, context) as pool:
+        yield from pool.imap_unordered(_play_keyed, tasks,
+                                       chunksize=_chunk_size(len(tasks), processes))
+
+
+def _ray_results(context: tuple[Any, ...], tasks: list[Task],
+                 address: RayAddress) -> Iterator[tuple[tuple[int, ...], int, GameRecord]]:
+    """``(key, seat, record)`` of each task as it finishes, from Ray tasks on a cluster."""
+    from tris_envs.distributed import ray_session
+
+    with ray_session(address) as ray:
+        _, sources, names, _, _ = context
+        for name, source in zip(names, sources):
+            try:
+                ray.cloudpickle.dumps(source)
+            except Exception as error:   # cloudpickle raises whatever the object raises
+                raise ValueError(f"agent {name!r} cannot be sent to Ray workers ({error}); "
+                                 "give it as a spec string or a picklable factory") from None
+        shared = ray.put(context)
+        play = ray.remote(num_cpus=1)(_play_chunk)
+        size = _chunk_size(len(tasks), max(1, int(ray.cluster_resources().get("CPU", 1))))
+        pending = [play.remote(shared, tasks[i:i + size]) for i in range(0, len(tasks), size)]
+        try:
+            while pending:
+                finished, pending = ray.wait(pending, num_returns=1)
+                yield from ray.get(finished[0])
+        finally:
+            for reference in pending:      # interrupted: stop the games still running
+                ray.cancel(reference, force=True)
+
+
+def _chunk_size(tasks: int, workers: int) -> int:
+    """Games per chunk handed to a worker: about 16 chunks per worker."""
+    return max(1, math.ceil(tasks / (16 * workers)))
+
+
+def _play_each(context: tuple[Any, ...],
+               tasks: list[Task]) -> Iterator[tuple[tuple[int, ...], int, GameRecord]]:
+    """Play ``tasks`` in this process, yielding each game as it ends."""
+    _init_worker(*context)
+    try:
+        yield from map(_play_keyed, tasks)
+    finally:
+        _WORKER.clear()
+
+
+def _play_chunk(context: tuple[Any, ...],
+                tasks: list[Task]) -> list[tuple[tuple[int, ...], int, GameRecord]]:
+    """A Ray task's body: play ``tasks`` and return them all."""
+    return list(_play_each(context, tasks))
 
 
 def _tally(name_a: str, name_b: str, results: Sequence[tuple[int, GameRecord]],
