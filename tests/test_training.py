@@ -29,7 +29,7 @@ from tris_envs.evaluation import play_match
 from tris_envs.games import GAMES, make_game
 from tris_envs.training.config import Config, apply_overrides, default_config, load_config
 from tris_envs.training.evaluation import game_options_from, optimal_moves
-from tris_envs.training.pool import OpponentPoolEnv, PoolTally
+from tris_envs.training.pool import OpponentPool, OpponentPoolEnv, PoolTally
 from tris_envs.training.targets import check_targets, target_report
 from tris_envs.training.train import train
 
@@ -226,11 +226,11 @@ def snapshots(tris1_model: Path, tmp_path: Path, n: int) -> list[str]:
 
 
 def test_pool_draws_every_member_and_books_rewards(tris1_model, tmp_path):
-    pool = OpponentPoolEnv(SingleAgentEnv("tris1"), {"random": 1, "greedy": 1,
-                                                            "self": 1, "mcts:50": 0}, seed=0)
+    pool = OpponentPoolEnv(SingleAgentEnv("tris1"), OpponentPool(
+        {"random": 1, "greedy": 1, "self": 1, "mcts:50": 0}, seed=0))
     for path in snapshots(tris1_model, tmp_path, 2):
         pool.add_snapshot(path)
-    assert [(label, round(p, 3)) for label, _, p in pool.members()] == [
+    assert [(label, round(p, 3)) for label, _, p in pool.pool.members()] == [
         ("random", 0.333), ("greedy", 0.333), ("self:snap0", 0.167), ("self:snap1", 0.167)]
     met: Counter = Counter()
     results: Counter = Counter()
@@ -258,8 +258,8 @@ def test_pool_draws_every_member_and_books_rewards(tris1_model, tmp_path):
 
 
 def test_pool_books_a_truncated_episode_as_zero():
-    pool = OpponentPoolEnv(SingleAgentEnv("tant_fant", max_moves=4), {"random": 1},
-                                 seed=0)
+    pool = OpponentPoolEnv(SingleAgentEnv("tant_fant", max_moves=4),
+                           OpponentPool({"random": 1}, seed=0))
     obs, info = pool.reset(seed=0)
     rewards, truncated = [], False
     while not truncated:
@@ -272,8 +272,8 @@ def test_pool_books_a_truncated_episode_as_zero():
 
 
 def test_pool_books_results_apart_from_tritoc_points():
-    pool = OpponentPoolEnv(SingleAgentEnv("tritoc", reward="points"), {"greedy": 1},
-                                 seed=0)
+    pool = OpponentPoolEnv(SingleAgentEnv("tritoc", reward="points"),
+                           OpponentPool({"greedy": 1}, seed=0))
     rng = np.random.default_rng(0)
     differ = 0
     for seed in range(8):
@@ -291,12 +291,12 @@ def test_pool_books_results_apart_from_tritoc_points():
 
 
 def test_random_openings_start_live_positions_within_the_ply_limit():
-    pool = OpponentPoolEnv(SingleAgentEnv("tris1"), {"random": 1}, seed=0,
-                                 opening_prob=1.0, opening_plies=3)
+    pool = OpponentPoolEnv(SingleAgentEnv("tris1"), OpponentPool(
+        {"random": 1}, seed=0, opening_prob=1.0, opening_plies=3))
     game = pool.unwrapped.game
     pieces = Counter()
     for _ in range(200):
-        opening = game.from_notation(pool.random_opening())
+        opening = game.from_notation(pool.pool.random_opening(game))
         assert not game.is_terminal(opening)
         pieces[9 - len(game.legal_actions(opening))] += 1
     assert set(pieces) == {1, 2, 3}  # 1 to opening_plies moves, each length drawn
@@ -306,17 +306,17 @@ def test_random_openings_start_live_positions_within_the_ply_limit():
         obs, info = pool.reset(seed=seed)
         counts[int(obs.sum())] += 1
     assert min(counts) >= 1 and max(counts) <= 4
-    plain = OpponentPoolEnv(SingleAgentEnv("tris1"), {"random": 1}, seed=0)
+    plain = OpponentPoolEnv(SingleAgentEnv("tris1"), OpponentPool({"random": 1}, seed=0))
     assert {int(plain.reset(seed=seed)[0].sum()) for seed in range(40)} == {0, 1}
 
 
 def test_snapshots_are_capped_and_the_pool_needs_a_member(tris1_model, tmp_path):
-    pool = OpponentPoolEnv(SingleAgentEnv("tris1"), {"self": 1}, max_snapshots=2)
+    pool = OpponentPoolEnv(SingleAgentEnv("tris1"), OpponentPool({"self": 1}, max_snapshots=2))
     with pytest.raises(ValueError, match="the opponent pool is empty"):
         pool.reset()
     for path in snapshots(tris1_model, tmp_path, 3):
         pool.add_snapshot(path)
-    assert [label for label, _, _ in pool.members()] == ["self:snap1", "self:snap2"]
+    assert [label for label, _, _ in pool.pool.members()] == ["self:snap1", "self:snap2"]
     obs, info = pool.reset(seed=0)
     assert info["opponent"] in ("self:snap1", "self:snap2")
 

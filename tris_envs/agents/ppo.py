@@ -174,22 +174,43 @@ def policy_action(policy: MaskableActorCriticPolicy, observation: np.ndarray, ma
     Raises:
         ValueError: the observation or mask does not fit the policy, or no action is legal.
     """
+    check_policy_fits(policy, observation.shape, mask.shape[0])
+    if not mask.any():
+        raise ValueError("the PPO policy was asked to move where no action is legal")
+    probabilities = masked_probabilities(policy, observation[None], mask[None])[0]
+    return choose_action(probabilities, mask, deterministic, rng)
+
+
+def check_policy_fits(policy: MaskableActorCriticPolicy, shape: tuple[int, ...],
+                      n_actions: int) -> None:
+    """``ValueError`` unless the policy takes observations of ``shape`` and ``n_actions``."""
+    expected = policy.observation_space.shape
+    actions = int(cast(Any, policy.action_space).n)
+    if shape != expected or n_actions != actions:
+        raise ValueError(f"the PPO policy expects observations of shape {expected} and "
+                         f"{actions} actions, got {shape} and {n_actions}: "
+                         "was it trained on this game with these options?")
+
+
+def masked_probabilities(policy: MaskableActorCriticPolicy, observations: np.ndarray,
+                         masks: np.ndarray) -> np.ndarray:
+    """The policy's action probabilities for a batch of observations, each distribution
+    restricted to its row of the ``bool`` ``masks``: one forward pass, shape
+    ``(len(observations), actions)``, ``float32``."""
     import torch
 
-    shape = policy.observation_space.shape
-    n_actions = int(cast(Any, policy.action_space).n)
-    if observation.shape != shape or mask.shape != (n_actions,):
-        raise ValueError(f"the PPO policy expects observations of shape {shape} and "
-                         f"{n_actions} actions, got {observation.shape} and {mask.shape[0]}: "
-                         "was it trained on this game with these options?")
-    legal = np.flatnonzero(mask)
-    if legal.size == 0:
-        raise ValueError("the PPO policy was asked to move where no action is legal")
     with torch.no_grad():
-        obs = torch.as_tensor(observation[None], dtype=torch.float32)
-        distribution = policy.get_distribution(obs, action_masks=mask[None])
-        categorical = cast(Any, distribution.distribution)
-        probs = categorical.probs[0].numpy()[legal].astype(np.float64)
+        obs = torch.as_tensor(observations, dtype=torch.float32)
+        distribution = policy.get_distribution(obs, action_masks=masks)
+        return cast(Any, distribution.distribution).probs.numpy()
+
+
+def choose_action(probabilities: np.ndarray, mask: np.ndarray, deterministic: bool,
+                  rng: np.random.Generator) -> int:
+    """A legal action by the policy's ``probabilities`` (one row of
+    :func:`masked_probabilities`): the most probable, or drawn with ``rng``."""
+    legal = np.flatnonzero(mask)
+    probs = probabilities[legal].astype(np.float64)
     if deterministic:
         return int(legal[np.argmax(probs)])
     return int(rng.choice(legal, p=probs / probs.sum()))
@@ -315,6 +336,10 @@ class PolicyOpponent:
             else:
                 self._policy = _load(io.BytesIO(self._policy_bytes or b""))
         return self._policy
+
+    def policy_for(self, game: Game) -> MaskableActorCriticPolicy:
+        """The opponent's policy, in any game (as :meth:`PPOAgent.policy_for` has it)."""
+        return self.policy
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """The policy's action for the opponent's observation and mask."""

@@ -105,12 +105,16 @@ def setting(default: Any, check: Check) -> Any:
 
 @dataclass
 class TrainSettings:
-    """``[train]``: the budget and the environments."""
+    """``[train]``: the budget and the environments: ``n_envs`` games stepped together by
+    ``vec_env``, ``"batched"`` (:class:`~tris_envs.training.batched.BatchedPoolEnv`: one
+    process, the opponents' network moves of all games in one call per network) or SB3's
+    ``"dummy"`` / ``"subproc"`` vector environments over one
+    :class:`~tris_envs.training.pool.OpponentPoolEnv` per game."""
 
     timesteps: int = setting(100_000, integer(1))
     seed: int = setting(0, integer(0))
-    n_envs: int = setting(2, integer(1))
-    vec_env: str = setting("dummy", one_of("dummy", "subproc"))
+    n_envs: int = setting(32, integer(1))
+    vec_env: str = setting("batched", one_of("batched", "dummy", "subproc"))
 
 
 @dataclass
@@ -130,7 +134,7 @@ class PPOSettings:
     """``[ppo]``: the keyword arguments of ``sb3_contrib.MaskablePPO``."""
 
     learning_rate: float = setting(3e-4, number(0, strict=True))
-    n_steps: int = setting(256, integer(1))
+    n_steps: int = setting(16, integer(1))
     batch_size: int = setting(128, integer(2))
     n_epochs: int = setting(4, integer(1))
     gamma: float = setting(0.99, number(0, 1))

@@ -38,7 +38,7 @@ try:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 except ImportError as error:
     raise ImportError("training needs the train extra: pip install 'tris_envs[train]'"
                       ) from error
@@ -46,6 +46,7 @@ except ImportError as error:
 from tris_envs.agents.ppo import export_policy
 from tris_envs.core.game import Game
 from tris_envs.games import make_game
+from tris_envs.training.batched import BatchedPoolEnv
 from tris_envs.training.config import Config, NetworkSettings
 from tris_envs.training.evaluation import OpponentResult, evaluate_checkpoint
 from tris_envs.training.pool import PoolTally, make_env
@@ -66,6 +67,9 @@ class TrainingRun:
         pool_results: Training episodes per pool member: label -> (episodes, score).
         timesteps: Steps trained.
         seconds: Wall time of the training loop (evaluations included).
+        evaluation_seconds: The part of ``seconds`` spent in evaluations.
+        opponent_seconds: Time the opponents took to move, per pool label (snapshots
+            together as ``"self"``), measured by the batched environment only.
     """
 
     out: Path
@@ -75,6 +79,8 @@ class TrainingRun:
     pool_results: dict[str, tuple[int, float]] = field(default_factory=dict)
     timesteps: int = 0
     seconds: float = 0.0
+    evaluation_seconds: float = 0.0
+    opponent_seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def checkpoints(self) -> Path:
@@ -143,9 +149,13 @@ def train(config: Config, out: str | Path, progress: bool = True,
         directory.mkdir(exist_ok=True)
 
     seed, n_envs, total = config.train.seed, config.train.n_envs, config.train.timesteps
-    env_fns: list[Callable[[], gymnasium.Env]] = [
-        functools.partial(make_env, config, seed + rank) for rank in range(n_envs)]
-    vec_env = (SubprocVecEnv if config.train.vec_env == "subproc" else DummyVecEnv)(env_fns)
+    vec_env: VecEnv
+    if config.train.vec_env == "batched":
+        vec_env = BatchedPoolEnv.from_config(config, n_envs, seed)
+    else:
+        env_fns: list[Callable[[], gymnasium.Env]] = [
+            functools.partial(make_env, config, seed + rank) for rank in range(n_envs)]
+        vec_env = (SubprocVecEnv if config.train.vec_env == "subproc" else DummyVecEnv)(env_fns)
     model = MaskablePPO("MlpPolicy", vec_env, policy_kwargs=policy_kwargs(config.network),
                         seed=seed, device="cpu", verbose=0, **dataclasses.asdict(config.ppo))
     model.set_logger(configure(str(out / "tb" / "ppo"), ["tensorboard"]))
@@ -212,7 +222,10 @@ def train(config: Config, out: str | Path, progress: bool = True,
         model.logger.dump(model.num_timesteps)
 
     run.seconds = time.perf_counter() - began
+    run.evaluation_seconds = eval_seconds
     run.timesteps = model.num_timesteps
+    if isinstance(vec_env, BatchedPoolEnv):
+        run.opponent_seconds = dict(vec_env.opponent_seconds)
     run.pool_results = pool_total.scores()
     shutil.copyfile(run.checkpoints / f"step_{model.num_timesteps:09d}.zip", run.final)
     for checkpoint in (run.final, run.best):
