@@ -76,3 +76,18 @@ def test_without_ray_the_error_says_how_to_install_it(monkeypatch):
     with pytest.raises(ValueError, match="ray must be True or a cluster address"):
         with ray_session(""):
             pass
+
+
+@pytest.mark.parametrize("command", [
+    ["eval", "tant_fant", "random", "greedy", "--games", "4", "--seed", "3"],
+    ["tournament", "tris1", "random", "greedy", "mcts:10", "--games", "2"],
+])
+def test_the_cli_prints_the_same_table_with_ray(cluster, command, capsys):
+    from tris_envs import cli
+
+    assert cli.main(command) == 0
+    local = capsys.readouterr().out
+    assert cli.main([*command, "--ray"]) == 0
+    assert capsys.readouterr().out == local
+    assert cli.main([*command, "--ray", cluster]) == 0     # the address given: same
+    assert capsys.readouterr().out == local

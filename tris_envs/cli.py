@@ -65,6 +65,8 @@ def _parser() -> argparse.ArgumentParser:
                           help="games, seats alternating (default 100)")
     evaluate.add_argument("--seed", type=int, default=0, help="seed of the match (default 0)")
     evaluate.add_argument("--processes", type=int, default=1, help=PROCESSES_HELP)
+    evaluate.add_argument("--ray", nargs="?", const=True, default=False, metavar="ADDRESS",
+                          help=RAY_HELP)
     evaluate.add_argument("--option", action="append", help=option_help)
     evaluate.add_argument("--metrics", action="store_true",
                           help="also each agent's blunder and missed-win rates (games "
@@ -80,6 +82,8 @@ def _parser() -> argparse.ArgumentParser:
                             help="games per pair, seats alternating (default 100)")
     tournament.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     tournament.add_argument("--processes", type=int, default=1, help=PROCESSES_HELP)
+    tournament.add_argument("--ray", nargs="?", const=True, default=False, metavar="ADDRESS",
+                            help=RAY_HELP)
     tournament.add_argument("--heatmap", metavar="PNG", help="also write a heat map")
     tournament.add_argument("--option", action="append", help=option_help)
     _journal_arguments(tournament)
@@ -104,6 +108,9 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+RAY_HELP = ("play the games on a Ray cluster: the one at ADDRESS (e.g. auto, 10.0.0.5:6379), "
+            "without ADDRESS the one Ray finds or a new local one (needs "
+            "tris_envs[distributed]; docs/distributed.md)")
 PROCESSES_HELP = ("worker processes (default 1); capped at the number of games and of CPUs, "
                   "with a note when capped")
 
@@ -192,7 +199,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
         with _journal(args, args.games) as journal:
             first, second = args.agents
             result = play_match(game, first, second, n_games=args.games, seed=args.seed,
-                                processes=args.processes,
+                                processes=args.processes, ray=args.ray,
                                 keep_records=args.metrics or bool(args.records),
                                 records=journal, resume=args.resume)
         print(result)
@@ -208,7 +215,8 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
         pairs = len(args.agents) * (len(args.agents) - 1) // 2
         with _journal(args, args.games * pairs) as journal:
             table = round_robin(game, args.agents, n_games=args.games, seed=args.seed,
-                                processes=args.processes, keep_records=bool(args.records),
+                                processes=args.processes, ray=args.ray,
+                                keep_records=bool(args.records),
                                 records=journal, resume=args.resume)
         print(table.to_markdown())
         if args.heatmap:
