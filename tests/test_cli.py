@@ -34,6 +34,9 @@ def test_play_a_whole_game_in_a_terminal():
     child.sendline("hint")
     child.expect(r"hint \(solver\): \d,\d")
     child.expect(PROMPT)
+    child.sendline("\x1b[A")                        # arrow up: readline recalls "hint"
+    child.expect(r"hint \(solver\): \d,\d")
+    child.expect(PROMPT)
     child.sendline("1,1")
     child.expect(r"solver plays (\d,\d)")
     taken = child.match.group(1)
@@ -52,6 +55,7 @@ def test_play_a_whole_game_in_a_terminal():
         child.sendline(move)
         moves += 1
     assert outcome in (1, 2), "nobody beats the solver"
+    assert re.search(r"\x1b\[1m(Draw|O wins with the line( \d,\d){3})\x1b\[0m", child.before)
     assert moves <= 5
     child.expect(pexpect.EOF)
     child.close()
@@ -155,6 +159,38 @@ def test_agent_help_states_the_real_defaults():
     assert f"{make_agent('mcts').simulations} simulations per move" in AGENT_HELP
     assert f"alpha-beta search, {make_agent('alphabeta').plies} plies" in AGENT_HELP
     assert f"with {DEFAULT_SIMULATIONS} search" in AGENT_HELP
+
+
+def test_control_keys_are_refused_with_a_reason():
+    lines = iter(["\x1b[D", "quit"])
+    shown: list[str] = []
+    play_session(Tris1(), "random", 0, seed=1, read=lambda prompt: next(lines),
+                 write=shown.append)
+    assert "Not played: arrow and control keys do not name a move; type one (0,0)." in shown
+
+
+def test_the_final_status_is_bold_only_in_a_terminal(capsys, monkeypatch):
+    def session() -> str:
+        lines = iter(["0,0", "0,1", "0,2", "1,0", "1,1", "1,2", "2,0", "2,1", "2,2"])
+        play_session(Tris1(), "random", 0, seed=1, read=lambda prompt: next(lines))
+        return capsys.readouterr().out
+
+    plain = session()
+    assert "\x1b" not in plain and re.search(r"\n(Draw|[XO] wins with the line.*)\n", plain)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    final = session().split("\n\n")[-1].splitlines()
+    assert all("\x1b" not in line for line in final[:-2])          # the board itself: plain
+    assert final[-2].startswith("\x1b[1m") and final[-2].endswith("\x1b[0m")
+
+
+def test_a_network_opponent_says_it_is_loading_before_the_board():
+    shown: list[str] = []
+
+    def read(prompt: str) -> str:
+        raise EOFError
+
+    play_session(Tris1(), "az", 0, read=read, write=shown.append)
+    assert shown[0] == "loading the az network ..." and "you play seat 0" in shown[1]
 
 
 def test_end_of_input_leaves_the_game():

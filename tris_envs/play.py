@@ -7,12 +7,14 @@ the hole ``row,col`` or ``pass``, Doppia scelta ``left`` / ``straight`` / ``righ
 (``row,col Y`` while coloring). The agent's moves are announced, and the board's status
 line shows the last move, in the same notation; the longer descriptions the board prints
 (Doppia scelta's ``turn right (red)``) are accepted too. Commands: ``moves``, ``hint``,
-``help``, ``quit``. In a terminal the prompt has line editing and history (``readline``).
+``help``, ``quit``. In a terminal the prompt has line editing and history (``readline``),
+and the final status line (the result, with the winning line) is printed in bold.
 """
 
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +27,7 @@ from tris_envs.games import GAMES
 HELP = ("Type a move ({example}), or: moves (list the legal moves), hint (suggest a move), "
         "help, quit.")
 HINT_SIMULATIONS = 2000
+_BOLD, _RESET = "\x1b[1m", "\x1b[0m"
 
 
 def hint(game: Game, state: Any, rng: np.random.Generator) -> tuple[int, str]:
@@ -70,7 +73,10 @@ def play_session(game: Game, opponent: str, human_seat: int, seed: int | None = 
         state = resolve_chance(game, game.apply(state, action), rng)
         plies += 1
     write("")
-    write(game.render_text(state))
+    board, _, status = game.render_text(state).rpartition("\n")
+    if write is print and sys.stdout.isatty():
+        status = f"{_BOLD}{status}{_RESET}"
+    write(f"{board}\n{status}")
     if game.current_player(state) != TERMINAL:
         write(f"Stopped after {plies} plies (max_moves): a draw.")
         return 0
@@ -93,6 +99,9 @@ def _ask(game: Game, state: Any, rng: np.random.Generator, read: Callable[[str],
         except EOFError:
             return None
         command = text.lower()
+        if any(not ch.isprintable() for ch in text):
+            write(f"Not played: arrow and control keys do not name a move; type one ({example}).")
+            continue
         if command in ("quit", "exit", "q"):
             return None
         if command in ("help", "?", ""):
