@@ -102,6 +102,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="environment to time (repeatable; default all)")
     bench.add_argument("--mcts-simulations", type=int, default=2000,
                        help="simulations per MCTS search timed (0: skip MCTS)")
+    bench.add_argument("--jax", action="store_true",
+                       help="instead: the JAX games at batch 1, 64 and 1,024 beside Pgx's "
+                            "tic_tac_toe and connect_four (needs the jax extra)")
     watch = commands.add_parser("watch", help=WATCH_DESCRIPTION, description=WATCH_DESCRIPTION)
     watch.add_argument("--games", type=int, default=200, help="games in the match (default 200)")
     watch.add_argument("--seed", type=int, default=0, help="seed (default 0)")
@@ -167,7 +170,11 @@ def _journal_note(args: argparse.Namespace) -> str:
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     from tris_envs.games import make_game
 
-    if args.command == "bench":
+    if args.command == "bench" and args.jax:
+        from tris_envs.jax.bench import run as jax_run
+
+        print(jax_run())
+    elif args.command == "bench":
         from tris_envs.benchmark import run
 
         if args.steps < 1 or args.rounds < 1 or args.mcts_simulations < 0:

@@ -18,8 +18,8 @@ from cases import SPECS, module_of
 
 def test_importing_the_rules_imports_no_framework():
     code = ("import sys, tris_envs.games as g; g.make_game('tris2'); "
-            "import tris_envs, tris_envs.core, tris_envs.agents; "
-            "loaded = {'pettingzoo', 'gymnasium', 'torch'} & set(sys.modules); "
+            "import tris_envs, tris_envs.core, tris_envs.agents, tris_envs.cli; "
+            "loaded = {'pettingzoo', 'gymnasium', 'torch', 'jax', 'ray'} & set(sys.modules); "
             "assert not loaded, loaded")
     subprocess.run([sys.executable, "-c", code], check=True)
 

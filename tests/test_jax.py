@@ -1,0 +1,138 @@
+"""The JAX games against the rules core: random games in lockstep (masks, both players'
+observations, rewards, termination, truncation, positions), every legal action's next
+position, the position bridges and Pgx's conventions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+pytest.importorskip("pgx")
+
+import jax.numpy as jnp  # noqa: E402
+
+from tris_envs.core.game import TERMINAL  # noqa: E402
+from tris_envs.games import GAMES, make_game  # noqa: E402
+from tris_envs.jax import GAMES as JAX_GAMES  # noqa: E402
+from tris_envs.jax import from_position, make, to_position  # noqa: E402
+
+CASES = [(name, dict(options)) for name in JAX_GAMES for options in GAMES[name].option_sets]
+CASES.append(("tant_fant", {"max_moves": 12, "repetition_draw": True}))
+
+
+def unbatch(state, b):
+    return jax.tree_util.tree_map(lambda x: x[b], state)
+
+
+@pytest.mark.parametrize("name, options", CASES, ids=str)
+def test_random_games_agree_with_the_rules_core(name, options):
+    batch, rng = 12, np.random.default_rng(0)
+    env, game = make(name, **options), make_game(name, **options)
+    init = jax.jit(jax.vmap(env.init))
+    step = jax.jit(jax.vmap(env.step))
+    observe = jax.jit(jax.vmap(env.observe_for))
+    states = init(jax.random.split(jax.random.PRNGKey(0), batch))
+    cores = [game.initial_state() for _ in range(batch)]
+    plies = [0] * batch
+    done = [False] * batch
+    while not all(done):
+        for b, core in enumerate(cores):
+            if done[b]:
+                continue
+            one = unbatch(states, b)
+            assert to_position(env, one) == game.to_notation(core)
+            assert bool(one.terminated) == (game.current_player(core) == TERMINAL)
+            assert bool(one.truncated) == (not one.terminated and plies[b] >= game.max_moves)
+            if one.terminated or one.truncated:
+                done[b] = True
+                continue
+            player = game.current_player(core)
+            assert int(one.current_player) == player
+            assert (np.asarray(one.legal_action_mask) == game.legal_mask(core).astype(bool)).all()
+            assert (np.asarray(one.observation) == game.observation(core, player)).all()
+        for seat in (0, 1):
+            seen = np.asarray(observe(states, jnp.full(batch, seat)))
+            for b, core in enumerate(cores):
+                assert (seen[b] == game.observation(core, seat)).all()
+        actions = np.zeros(batch, np.int32)
+        for b, core in enumerate(cores):
+            if not done[b]:
+                actions[b] = rng.choice(game.legal_actions(core))
+                cores[b] = game.apply(core, int(actions[b]))
+                plies[b] += 1
+        states = step(states, jnp.asarray(actions))
+        for b, core in enumerate(cores):
+            expected = game.returns(core) if game.current_player(core) == TERMINAL else (0, 0)
+            if not done[b]:
+                assert tuple(np.asarray(states.rewards[b])) == expected
+
+
+@pytest.mark.parametrize("name, options", CASES[:3], ids=str)
+def test_every_legal_action_leads_to_the_cores_next_position(name, options):
+    env, game = make(name, **options), make_game(name, **options)
+    step_all = jax.jit(jax.vmap(env.step, in_axes=(None, 0)))
+    everything = jnp.arange(game.info.num_actions, dtype=jnp.int32)
+    step, start = jax.jit(env.step), env.init(jax.random.PRNGKey(0))
+    rng = np.random.default_rng(1)
+    for _ in range(6):
+        core, state, plies = game.initial_state(), start, 0
+        while game.current_player(core) != TERMINAL and plies < 20:
+            legal = game.legal_actions(core)
+            children = jax.device_get(step_all(state, everything))  # one shape, one compile
+            for action in legal:
+                child = game.apply(core, action)
+                assert to_position(env, unbatch(children, action)) == game.to_notation(child)
+                assert bool(children.terminated[action]) == (
+                    game.current_player(child) == TERMINAL)
+            action = int(rng.choice(legal))
+            core, state, plies = game.apply(core, action), step(state, action), plies + 1
+
+
+@pytest.mark.parametrize("name, text", [("tris1", "XO./.X./..."), ("tris1", "XXX/OO./..."),
+                                        ("tant_fant", "WB./BWB/W.. w"),
+                                        ("tant_fant", "WWW/B.B/..B b")])
+def test_position_bridges_round_trip(name, text):
+    env, game = make(name), make_game(name)
+    state = from_position(env, text)
+    assert to_position(env, state) == text
+    core = game.from_notation(text)
+    assert bool(state.terminated) == (game.current_player(core) == TERMINAL)
+    if not state.terminated:
+        assert (np.asarray(state.legal_action_mask) == game.legal_mask(core).astype(bool)).all()
+        player = game.current_player(core)
+        assert (np.asarray(state.observation) == game.observation(core, player)).all()
+
+
+def test_pgx_conventions_and_bad_input():
+    env = make("tris1")
+    state = env.step(env.init(jax.random.PRNGKey(0)), 4)
+    lost = env.step(state, 4)                         # occupied: the mover loses at once
+    assert bool(lost.terminated) and tuple(np.asarray(lost.rewards)) == (1.0, -1.0)
+    assert bool(lost.legal_action_mask.all())
+    after = env.step(lost, 0)                         # a finished game does not change
+    assert tuple(np.asarray(after.rewards)) == (0.0, 0.0) and bool(after.terminated)
+    with pytest.raises(ValueError, match="no JAX version of 'tris2'"):
+        make("tris2")
+    with pytest.raises(ValueError, match="stalemate"):
+        make("tant_fant", stalemate="lose")
+    assert set(JAX_GAMES) <= set(GAMES)
+
+
+def test_benchmark_loop_plays_and_restarts_games():
+    from tris_envs.jax.bench import measure, random_play
+
+    env = make("tris1")
+    state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), 4))
+    state, _ = random_play(env, 4, 30)(state, jax.random.PRNGKey(1))   # > 9 plies: restarts
+    assert not bool(state.terminated.any()) and int(state._step_count.max()) <= 9
+    compile_seconds, rate = measure(env, 2, 5, 1)
+    assert compile_seconds > 0 and rate > 0
+
+
+@pytest.mark.slow
+def test_benchmark_table():
+    from tris_envs.jax.bench import run
+
+    table = run(batches=(1, 8), length=5, rounds=1)
+    assert "| pgx tic_tac_toe |" in table and "| tant_fant |" in table and "1.00x" in table

@@ -1,0 +1,50 @@
+"""The games as batched, pure JAX functions, in the shape of Pgx's ``Env`` API.
+
+``make("tris1")`` returns a :class:`pgx.Env` subclass: ``init(key)``, ``step(state,
+action, key)`` and ``observe(state)`` are pure functions over an immutable state pytree
+whose fields are Pgx's (``current_player``, ``observation``, ``rewards``, ``terminated``,
+``truncated``, ``legal_action_mask``), so ``jax.vmap`` / ``jax.jit`` batch them and Pgx's
+tools and mctx searches run on them. Observations and actions are encoded exactly as the
+rules core encodes them (``int8`` planes from the observer's view, the same action
+indices), so a network trained on one side plays on the other. :func:`from_position` and
+:func:`to_position` move any position across through the core's position strings.
+
+Differences from the PettingZoo environments, all Pgx conventions: seat 0 moves first and
+``current_player`` is the seat; an illegal action ends the game with a -1 penalty for its
+player (the core raises ``IllegalActionError``); after the end ``legal_action_mask`` is
+all ones and further steps change nothing.
+
+Games: Tris 1 and Tant Fant (every option). Tris 2, Doppia scelta and Tritoc are not
+ported yet (docs/jax.md). Needs ``pip install "tris_envs[jax]"``; nothing else in the
+package imports JAX.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tris_envs.jax.base import TrisEnv, from_position, to_position
+
+GAMES = ("tris1", "tant_fant")
+"""The games :func:`make` builds."""
+
+
+def make(name: str, **options: Any) -> TrisEnv:
+    """The JAX environment of ``name`` (``tris1``, ``tant_fant``), with the game's options.
+
+    Raises:
+        ValueError: a game not ported to JAX, or an option the game refuses (the rules
+            core's own message).
+    """
+    if name == "tris1":
+        from tris_envs.jax.tris1 import Tris1
+
+        return Tris1(**options)
+    if name == "tant_fant":
+        from tris_envs.jax.tant_fant import TantFant
+
+        return TantFant(**options)
+    raise ValueError(f"no JAX version of {name!r}; available: {', '.join(GAMES)}")
+
+
+__all__ = ["GAMES", "TrisEnv", "from_position", "make", "to_position"]

@@ -1,0 +1,91 @@
+"""``tris-envs bench --jax``: steps per second of the JAX games, next to Pgx's games.
+
+Every game plays uniformly random legal moves in batches of 1, 64 and 1,024 (``jax.vmap``),
+``length`` steps per call inside one ``jax.lax.scan`` (finished games restart at once),
+the whole call ``jax.jit``-compiled. Compilation is timed apart; the best of ``rounds``
+timed calls is kept. Pgx's ``tic_tac_toe`` and ``connect_four`` run the same loop in the
+same process, and each game's figure at the largest batch is also given as a ratio to
+Pgx's ``tic_tac_toe`` there.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import pgx
+
+from tris_envs.jax import GAMES, make
+
+BATCHES = (1, 64, 1024)
+PGX_GAMES = ("tic_tac_toe", "connect_four")
+
+
+def random_play(env: Any, batch: int, length: int) -> Callable[[Any, Any], Any]:
+    """A compiled ``(state, key) -> (state, key)`` playing ``length`` random legal steps
+    in each of ``batch`` games, restarting every game that ends."""
+    init, step = jax.vmap(env.init), jax.vmap(env.step)
+
+    def restart(done: Any, fresh: Any, state: Any) -> Any:
+        return jax.tree_util.tree_map(
+            lambda new, old: jnp.where(done.reshape(done.shape + (1,) * (old.ndim - 1)),
+                                       new, old), fresh, state)
+
+    def one_step(carry: tuple[Any, Any], _: Any) -> tuple[tuple[Any, Any], None]:
+        state, key = carry
+        key, choose, again = jax.random.split(key, 3)
+        logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
+        state = step(state, jax.random.categorical(choose, logits, axis=-1))
+        fresh = init(jax.random.split(again, batch))
+        return (restart(state.terminated | state.truncated, fresh, state), key), None
+
+    @jax.jit
+    def run(state: Any, key: Any) -> Any:
+        return jax.lax.scan(one_step, (state, key), None, length)[0]
+
+    return run
+
+
+def measure(env: Any, batch: int, length: int, rounds: int) -> tuple[float, float]:
+    """(compile seconds, steps per second) of :func:`random_play`."""
+    key = jax.random.PRNGKey(0)
+    state = jax.jit(jax.vmap(env.init))(jax.random.split(key, batch))
+    run = random_play(env, batch, length)
+    began = time.perf_counter()
+    carry = jax.block_until_ready(run(state, key))
+    compile_seconds = time.perf_counter() - began
+    best = float("inf")
+    for _ in range(rounds):
+        began = time.perf_counter()
+        carry = jax.block_until_ready(run(*carry))
+        best = min(best, time.perf_counter() - began)
+    return compile_seconds, batch * length / best
+
+
+def run(batches: Sequence[int] = BATCHES, length: int = 100, rounds: int = 3) -> str:
+    """The Markdown table of steps/s per game and batch, compile times, and the ratios."""
+    envs = {name: make(name) for name in GAMES} | {
+        f"pgx {name}": pgx.make(name) for name in PGX_GAMES}
+    rows, top = [], {}
+    for label, env in envs.items():
+        cells, compiles = [], []
+        for batch in batches:
+            compile_seconds, rate = measure(env, batch, length, rounds)
+            cells.append(f"{rate:,.0f}")
+            compiles.append(f"{compile_seconds:.1f}")
+            top[label] = rate
+        rows.append((label, cells, compiles))
+    reference = top["pgx tic_tac_toe"]
+    header = ("| game | " + " | ".join(f"batch {b:,}" for b in batches)
+              + f" | ratio to pgx tic_tac_toe at batch {batches[-1]:,} | compile s |")
+    lines = [header, "|---" * (len(batches) + 3) + "|"]
+    for label, cells, compiles in rows:
+        lines.append(f"| {label} | " + " | ".join(cells)
+                     + f" | {top[label] / reference:.2f}x | {' / '.join(compiles)} |")
+    lines.append(f"\nsteps/s of random play ({length} steps per jitted scan, best of {rounds}; "
+                 f"JAX {jax.__version__} on {jax.devices()[0].platform}, Pgx "
+                 f"{pgx.__version__})")
+    return "\n".join(lines)
