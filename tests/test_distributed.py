@@ -91,3 +91,60 @@ def test_the_cli_prints_the_same_table_with_ray(cluster, command, capsys):
     assert capsys.readouterr().out == local
     assert cli.main([*command, "--ray", cluster]) == 0     # the address given: same
     assert capsys.readouterr().out == local
+
+
+def _learner(out, *extra):
+    import subprocess
+
+    command = [sys.executable, "training/alphazero.py", "--game", "tris1", "--out", str(out),
+               "--iterations", "1", "--games", "4", "--simulations", "3", "--steps", "2",
+               "--eval-games", "2", "--opponents", "random", "--workers", "2", "--quiet",
+               *extra]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300)
+
+
+def test_a_self_play_actor_plays_the_games_of_a_local_self_play(cluster):
+    """The fast check of the learner's Ray path: weights through the object store to a
+    :class:`SelfPlayWorker` actor give the games :func:`self_play` gives here."""
+    import numpy as np
+
+    from tris_envs.alphazero.network import NetConfig, Network
+    from tris_envs.alphazero.selfplay import SelfPlayConfig, SelfPlayWorker, self_play
+
+    game, search = make_game("tris1"), SelfPlayConfig(3, sampled_plies=2)
+    network = Network(game, NetConfig("tris1", {}, width=4, blocks=1),
+                      rng=np.random.default_rng(0))
+    actor = ray.remote(num_cpus=1)(SelfPlayWorker).remote(game, search)
+    samples, results = ray.get(actor.play.remote(ray.put(network.weights), network.config,
+                                                 2, 7))
+    ray.kill(actor)
+    local_samples, local_results = self_play(game, network, 2, search,
+                                             np.random.default_rng(7))
+    assert results == local_results and len(samples) == len(local_samples) > 0
+    for sample, local in zip(samples, local_samples):
+        assert np.array_equal(sample.observation, local.observation)
+        assert np.array_equal(sample.policy, local.policy) and sample.value == local.value
+
+
+@pytest.mark.slow
+def test_the_learner_on_ray_actors_equals_its_local_run(cluster, tmp_path):
+    """Local worker processes and Ray actors (the command joins the module's Ray at its
+    address) play the same games: the same progress and the same network."""
+    import numpy as np
+
+    local, remote = _learner(tmp_path / "local"), _learner(tmp_path / "ray", "--ray", cluster)
+    assert local.returncode == 0 and remote.returncode == 0, local.stderr + remote.stderr
+    rows = {}
+    for run in ("local", "ray"):
+        lines = (tmp_path / run / "progress.csv").read_text().splitlines()
+        rows[run] = [line.split(",")[:1] + line.split(",")[2:] for line in lines]  # no seconds
+    assert rows["ray"] == rows["local"]
+    with np.load(tmp_path / "local" / "final.npz") as a, np.load(tmp_path / "ray" /
+                                                                 "final.npz") as b:
+        assert sorted(a.files) == sorted(b.files)
+        assert all(np.array_equal(a[name], b[name]) for name in a.files)
+
+
+def test_the_learner_on_ray_needs_two_workers(tmp_path):
+    result = _learner(tmp_path / "run", "--ray", "--workers", "1")
+    assert result.returncode == 2 and "needs workers=2 or more" in result.stderr

@@ -7,7 +7,8 @@ Each iteration:
 
 1. **self-play**: ``games`` games side by side (:func:`tris_envs.alphazero.selfplay.
    self_play`), every simulation round's new leaves evaluated in one network call; with
-   ``--workers N`` the games are split over N processes;
+   ``--workers N`` the games are split over N processes, or over N Ray actors with
+   ``--ray [ADDRESS]`` (docs/distributed.md): the same games either way;
 2. **replay buffer**: the newest ``buffer`` samples (observation, legal mask, visit
    distribution, final result for the mover);
 3. **training**: ``steps`` minibatches of the loss ``cross-entropy(visits, policy) +
@@ -24,6 +25,7 @@ command-line flags override them.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import dataclasses
 import sys
@@ -38,10 +40,11 @@ from torch.nn import functional
 
 from tris_envs.alphazero.agent import AZAgent
 from tris_envs.alphazero.network import NetConfig, Network, save
-from tris_envs.alphazero.selfplay import Sample, SelfPlayConfig, self_play
+from tris_envs.alphazero.selfplay import Sample, SelfPlayConfig, SelfPlayWorker, self_play
 from tris_envs.alphazero.torch_net import TorchNetwork
 from tris_envs.cli import parse_options
 from tris_envs.core.game import Game
+from tris_envs.distributed import RayAddress, ray_session
 from tris_envs.evaluation import play_match
 from tris_envs.games import make_game
 
@@ -102,8 +105,22 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
     return config
 
 
-def train(config: Config, out: Path, progress: bool = True) -> Path:
-    """Run the whole loop; return the path of the final network."""
+def train(config: Config, out: Path, progress: bool = True, ray: RayAddress = False) -> Path:
+    """Run the whole loop; return the path of the final network.
+
+    With ``ray`` (``True`` or a cluster address; ``config.workers >= 2``) the self-play
+    games are played by that many Ray actors instead of local processes, with the same
+    results; the learner stays in this process (on CUDA when this machine has it).
+    """
+    if ray is not False and config.workers < 2:
+        raise ValueError("ray: self-play on Ray needs workers=2 or more (with one worker the "
+                         "games are played in the learner's process)")
+    with contextlib.ExitStack() as stack:
+        return _train(config, out, progress, ray, stack)
+
+
+def _train(config: Config, out: Path, progress: bool, ray: RayAddress,
+           stack: contextlib.ExitStack) -> Path:
     torch.set_num_threads(1)
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(config.seed)
@@ -118,13 +135,19 @@ def train(config: Config, out: Path, progress: bool = True) -> Path:
     buffer: list[Sample] = []
     writer = _tensorboard(out)
     rows: list[dict[str, Any]] = []
-    pool = ProcessPoolExecutor(config.workers) if config.workers > 1 else None
+    workers: ProcessPoolExecutor | _RayWorkers | None = None
+    if config.workers > 1 and ray is not False:
+        workers = _RayWorkers(stack.enter_context(ray_session(ray)), game, search,
+                              config.workers)
+        stack.callback(workers.stop)
+    elif config.workers > 1:
+        workers = stack.enter_context(ProcessPoolExecutor(config.workers))
     bar = _progress(config.iterations, progress)
     start = time.perf_counter()
     for iteration in range(1, config.iterations + 1):
         network = model.to("cpu").to_numpy()
         model.to(device)
-        samples, results = _self_play(game, network, config, search, rng, pool)
+        samples, results = _self_play(game, network, config, search, rng, workers)
         buffer = (buffer + samples)[-config.buffer:]
         loss, policy_loss, value_loss = _learn(model, optimizer, buffer, config, rng, device)
         row = {"iteration": iteration, "seconds": round(time.perf_counter() - start, 1),
@@ -146,27 +169,50 @@ def train(config: Config, out: Path, progress: bool = True) -> Path:
             print(f"iteration {iteration}/{config.iterations}: "
                   + ", ".join(f"{k} {v:.3g}" for k, v in shown.items()), flush=True)
     bar.close()
-    if pool is not None:
-        pool.shutdown()
     final = save(model.to("cpu").to_numpy(), out / "final.npz")
     _plot(out, rows)
     return final
 
 
+class _RayWorkers:
+    """Self-play on Ray: one :class:`SelfPlayWorker` actor per worker, each iteration's
+    weights put in the object store once and read by every actor."""
+
+    def __init__(self, ray: Any, game: Game, search: SelfPlayConfig, count: int) -> None:
+        self.ray = ray
+        actor = ray.remote(num_cpus=1)(SelfPlayWorker)
+        self.actors = [actor.remote(game, search) for _ in range(count)]
+
+    def play(self, network: Network, shares: list[tuple[int, int]]) -> list[Any]:
+        """``(samples, results)`` of each ``(games, seed)`` share, in order."""
+        weights = self.ray.put(network.weights)
+        return self.ray.get([actor.play.remote(weights, network.config, games, seed)
+                             for actor, (games, seed) in zip(self.actors, shares)])
+
+    def stop(self) -> None:
+        for actor in self.actors:
+            self.ray.kill(actor)
+
+
 def _self_play(game: Game, network: Network, config: Config, search: SelfPlayConfig,
                rng: np.random.Generator,
-               pool: ProcessPoolExecutor | None) -> tuple[list[Sample], list[Any]]:
-    """The iteration's games, in this process or split over the worker processes."""
-    if pool is None:
+               workers: ProcessPoolExecutor | _RayWorkers | None
+               ) -> tuple[list[Sample], list[Any]]:
+    """The iteration's games, in this process or split over the workers (each share with
+    its own seed drawn from ``rng``, so processes and Ray actors play the same games)."""
+    if workers is None:
         return self_play(game, network, config.games, search, rng)
-    shares = np.array_split(np.arange(config.games), config.workers)
-    seeds = rng.integers(2**63, size=len(shares))
-    jobs = [pool.submit(self_play, game, network, len(share), search,
-                        np.random.default_rng(seed)) for share, seed in zip(shares, seeds)
-            if len(share)]
+    sizes = np.array_split(np.arange(config.games), config.workers)
+    seeds = rng.integers(2**63, size=len(sizes))
+    shares = [(len(size), int(seed)) for size, seed in zip(sizes, seeds) if len(size)]
+    if isinstance(workers, _RayWorkers):
+        played = workers.play(network, shares)
+    else:
+        jobs = [workers.submit(self_play, game, network, games, search,
+                               np.random.default_rng(seed)) for games, seed in shares]
+        played = [job.result() for job in jobs]
     samples, results = [], []
-    for job in jobs:
-        s, r = job.result()
+    for s, r in played:
         samples += s
         results += r
     return samples, results
@@ -269,6 +315,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.add_argument(f"--{name.replace('_', '-')}", type=int, dest=name)
     parser.add_argument("--opponents", type=lambda text: text.split(","),
                         help="comma-separated agent specs for the evaluations")
+    parser.add_argument("--ray", nargs="?", const=True, default=False, metavar="ADDRESS",
+                        help="self-play workers as Ray actors on the cluster at ADDRESS "
+                             "(without it: the one Ray finds, or a new local one); needs "
+                             "--workers 2 or more and tris_envs[distributed]")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     overrides = {k: getattr(args, k) for k in ("game", "iterations", "games", "simulations",
@@ -279,8 +329,8 @@ def main(argv: list[str] | None = None) -> int:
             overrides["options"] = parse_options(args.option)
         config = load_config(args.config, overrides)
         make_game(config.game, **config.options)
-        final = train(config, args.out, progress=not args.quiet)
-    except (ValueError, TypeError, OSError) as error:
+        final = train(config, args.out, progress=not args.quiet, ray=args.ray)
+    except (ValueError, TypeError, OSError, ImportError) as error:
         print(f"alphazero.py: error: {error}", file=sys.stderr)
         return 2
     print(f"final network: {final} (play it with az:{final})")

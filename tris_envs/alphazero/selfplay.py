@@ -20,7 +20,7 @@ import numpy as np
 
 from tris_envs.agents.mcts import MCTSAgent, MCTSNode
 from tris_envs.alphazero.agent import NetworkEvaluator
-from tris_envs.alphazero.network import Network
+from tris_envs.alphazero.network import NetConfig, Network
 from tris_envs.core.game import TERMINAL, Game, resolve_chance
 
 
@@ -99,6 +99,28 @@ def self_play(game: Game, network: Network, games: int, config: SelfPlayConfig,
                 still.append(i)
         active = still
     return samples, results
+
+
+class SelfPlayWorker:
+    """Plays self-play games for a learner in another process (a Ray actor of
+    ``training/alphazero.py --ray``): it keeps the game and the search settings, and every
+    call brings the network's current weights.
+
+    Args:
+        game: The rules core.
+        config: The search settings.
+    """
+
+    def __init__(self, game: Game, config: SelfPlayConfig) -> None:
+        self.game = game
+        self.config = config
+
+    def play(self, weights: dict[str, np.ndarray], net_config: NetConfig, games: int,
+             seed: int) -> tuple[list[Sample], list[tuple[float, float]]]:
+        """:func:`self_play` of ``games`` games with these weights and a generator seeded
+        with ``seed``."""
+        network = Network(self.game, net_config, weights)
+        return self_play(self.game, network, games, self.config, np.random.default_rng(seed))
 
 
 def _simulation_round(game: Game, evaluator: NetworkEvaluator, searches: list[MCTSAgent],
