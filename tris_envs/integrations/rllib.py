@@ -35,7 +35,7 @@ except ImportError as error:          # pragma: no cover - depends on the instal
     raise ImportError(f"tris_envs.integrations.rllib needs RLlib ({error}): "
                       'pip install "tris_envs[rllib]"') from error
 
-from tris_envs.core.game import TERMINAL, Game, resolve_chance, seeded_generator
+from tris_envs.core.game import TERMINAL, Game, advance, resolve_chance, seeded_generator
 from tris_envs.envs.aec import AGENTS
 from tris_envs.games import make_game
 
@@ -98,9 +98,7 @@ class RLlibEnv(MultiAgentEnv):
         if mover not in action_dict:
             raise ValueError(f"step() needs the action of {mover}, the player to move; got "
                              f"actions for {sorted(action_dict)}")
-        state = self.game.apply(self.state, action_dict[mover])
-        rewards = self.game.rewards(state)
-        self.state = resolve_chance(self.game, state, self._rng)
+        self.state, rewards = advance(self.game, self.state, action_dict[mover], self._rng)
         self.plies += 1
         over = self.game.current_player(self.state) == TERMINAL
         cut = not over and self.plies >= self.game.max_moves
