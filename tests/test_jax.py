@@ -136,3 +136,12 @@ def test_benchmark_table():
 
     table = run(batches=(1, 8), length=5, rounds=1)
     assert "| pgx tic_tac_toe |" in table and "| tant_fant |" in table and "1.00x" in table
+
+
+def test_benchmark_draws_legal_actions_uniformly():
+    from tris_envs.jax.bench import uniform_legal
+
+    mask = jnp.zeros((3000, 81), dtype=bool).at[:, jnp.array([2, 40, 80])].set(True)
+    counts = np.bincount(np.asarray(uniform_legal(jax.random.PRNGKey(0), mask)), minlength=81)
+    assert set(np.flatnonzero(counts)) == {2, 40, 80}
+    assert all(900 < counts[a] < 1100 for a in (2, 40, 80))

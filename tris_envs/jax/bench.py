@@ -24,9 +24,18 @@ BATCHES = (1, 64, 1024)
 PGX_GAMES = ("tic_tac_toe", "connect_four")
 
 
+def uniform_legal(key: Any, mask: Any) -> Any:
+    """A uniformly random legal action per row of ``mask`` from one uniform number per row
+    (a categorical draw needs one per action: 81 for Tant Fant, and the random numbers
+    would cost more than the game)."""
+    legal = mask.astype(jnp.int32)
+    nth = jnp.floor(jax.random.uniform(key, mask.shape[:-1]) * legal.sum(-1)).astype(jnp.int32)
+    return jnp.argmax(jnp.cumsum(legal, axis=-1) > nth[..., None], axis=-1)
+
+
 def random_play(env: Any, batch: int, length: int) -> Callable[[Any, Any], Any]:
-    """A compiled ``(state, key) -> (state, key)`` playing ``length`` random legal steps
-    in each of ``batch`` games, restarting every game that ends."""
+    """A compiled ``(state, key) -> (state, key)`` playing ``length`` uniformly random
+    legal steps in each of ``batch`` games, restarting every game that ends."""
     init, step = jax.vmap(env.init), jax.vmap(env.step)
 
     def restart(done: Any, fresh: Any, state: Any) -> Any:
@@ -37,8 +46,7 @@ def random_play(env: Any, batch: int, length: int) -> Callable[[Any, Any], Any]:
     def one_step(carry: tuple[Any, Any], _: Any) -> tuple[tuple[Any, Any], None]:
         state, key = carry
         key, choose, again = jax.random.split(key, 3)
-        logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
-        state = step(state, jax.random.categorical(choose, logits, axis=-1))
+        state = step(state, uniform_legal(choose, state.legal_action_mask))
         fresh = init(jax.random.split(again, batch))
         return (restart(state.terminated | state.truncated, fresh, state), key), None
 
