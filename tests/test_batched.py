@@ -19,6 +19,7 @@ from tris_envs.training import batched
 from tris_envs.training.batched import BatchedPoolEnv
 from tris_envs.training.config import Config, apply_overrides
 from tris_envs.training.pool import OpponentPool, PoolTally, make_env
+from tris_envs.training.train import train
 
 torch.set_num_threads(1)
 
@@ -191,3 +192,17 @@ def test_pool_keeps_its_draws_apart_from_the_game():
     assert OpponentPool({"random": 1}, opening_prob=1.0, opening_plies=2).wants_opening(
         {"position": "X../.../..."}) is False
 
+
+
+@pytest.mark.parametrize("vec_env", ["batched", "dummy"])
+def test_train_runs_on_either_environment(vec_env, tmp_path):
+    config = config_of("tris1", f'train.vec_env="{vec_env}"', "train.timesteps=256",
+                       "train.n_envs=4", "ppo.n_steps=32", "ppo.batch_size=64", "ppo.n_epochs=1",
+                       "pool.snapshot_every=128", 'eval.opponents=["random"]', "eval.games=2",
+                       "eval.judge_moves=false")
+    run = train(config, tmp_path, progress=False, report=lambda line: None)
+    assert run.timesteps == 256 and run.final.is_file()
+    assert 0 < run.evaluation_seconds < run.seconds
+    assert set(run.pool_results) == {"self", "random", "greedy"}
+    # only the batched environment times the opponents' moves
+    assert (set(run.opponent_seconds) == {"self", "random", "greedy"}) == (vec_env == "batched")

@@ -117,11 +117,12 @@ def test_short_run_saves_loads_and_plays(game, tmp_path):
 def test_train_script_command_line(tmp_path, capsys):
     out = tmp_path / "cli"
     assert train_script.main(["--game", "tris1", "--timesteps", "256", "--seed", "5", "--out",
-                       str(out), "--no-progress", "--set", "ppo.n_steps=64",
+                       str(out), "--no-progress", "--n-envs", "2", "--set", "ppo.n_steps=64",
                        "--set", "ppo.batch_size=64", "--set", "eval.games=2",
                        "--set", 'eval.opponents=["random"]', "--set", "eval.every=1000000"]) == 0
     printed = capsys.readouterr().out
     assert "trained 256 steps" in printed and (out / "final.zip").is_file()
+    assert "of the wall time); opponents' moves: " in printed  # batched: each member's share
     assert '"seed": 5' in (out / "config.json").read_text()
     assert train_script.main(["--game", "tris1", "--set", "ppo.gama=0.9"]) == 2
     assert "unknown config key 'ppo.gama'" in capsys.readouterr().err
@@ -130,8 +131,8 @@ def test_train_script_command_line(tmp_path, capsys):
     assert "--game tris1 but the config trains 'tant_fant'" in capsys.readouterr().err
 
 
-TINY_RUN = ["--game", "tris1", "--timesteps", "256", "--no-progress", "--set", "ppo.n_steps=64",
-            "--set", "ppo.batch_size=64", "--set", "eval.games=2",
+TINY_RUN = ["--game", "tris1", "--timesteps", "256", "--no-progress", "--n-envs", "2",
+            "--set", "ppo.n_steps=64", "--set", "ppo.batch_size=64", "--set", "eval.games=2",
             "--set", 'eval.opponents=["random"]']
 
 

@@ -17,7 +17,11 @@ configured weights (``[pool.weights]``): ``self`` (past snapshots of the learner
 ``pool.snapshot_every`` steps, the newest ``pool.max_snapshots`` kept, the weight split evenly
 between them; the untrained policy is the first) and agent specs (``random``, ``greedy``,
 ``mcts:<N>``, ``solver`` where the game has an exact solver); see
-:class:`tris_envs.training.pool.OpponentPoolEnv`.
+:class:`tris_envs.training.pool.OpponentPool`. With ``train.vec_env = "batched"`` (the
+shipped configs) the ``train.n_envs`` games run in one process and the snapshots choose their
+moves for all their games in one forward pass
+(:class:`tris_envs.training.batched.BatchedPoolEnv`); the run's last lines say what share of
+the time went to evaluations and to each opponent's moves.
 
 **Network.** ``[network] extractor = "cnn"``: :class:`tris_envs.agents.ppo.BoardCNN` (3x3
 convolutions with padding 1 over the ``(H, W, C)`` planes, flattened into a dense layer) with
@@ -97,6 +101,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     rate = run.timesteps / run.seconds if run.seconds else float("nan")
     print(f"trained {run.timesteps:,} steps in {run.seconds:.0f} s ({rate:.0f} steps/s, "
           f"evaluations included) -> {run.final}")
+    if run.seconds:
+        training = run.seconds - run.evaluation_seconds
+        spent = ", ".join(f"{label} {seconds / training:.0%}" for label, seconds in sorted(
+            run.opponent_seconds.items(), key=lambda item: -item[1]))
+        print(f"  evaluations: {run.evaluation_seconds:.0f} s "
+              f"({run.evaluation_seconds / run.seconds:.1%} of the wall time)"
+              + (f"; opponents' moves: {spent} of the training time" if spent else ""))
     for label, (n, score) in run.pool_results.items():
         print(f"  training games vs {label}: {n}, score {score:.1%}")
     print(f"progress: {run.csv}; learning curve: {run.curve}; best: {run.best}")

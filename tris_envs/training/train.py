@@ -3,7 +3,9 @@
 Read :func:`train` top to bottom: one rollout and one PPO update per turn of the loop, with
 a snapshot of the learner joining the opponent pool every ``pool.snapshot_every`` steps and
 an evaluation every ``eval.every`` steps (before the first update and at the end too), both
-taken between rollouts.
+taken between rollouts. The rollouts play ``train.n_envs`` games against the pool: in one
+:class:`~tris_envs.training.batched.BatchedPoolEnv` (``train.vec_env = "batched"``) or in
+SB3's ``DummyVecEnv`` / ``SubprocVecEnv`` of :func:`~tris_envs.training.pool.make_env`.
 
 Outputs in the run directory: ``config.json`` (the resolved config),
 ``checkpoints/step_<N>.zip`` at every evaluation, ``final.zip``, ``best.zip`` (the highest
