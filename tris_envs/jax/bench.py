@@ -28,9 +28,11 @@ def uniform_legal(key: Any, mask: Any) -> Any:
     """A uniformly random legal action per row of ``mask`` from one uniform number per row
     (a categorical draw needs one per action: 81 for Tant Fant, and the random numbers
     would cost more than the game)."""
-    legal = mask.astype(jnp.int32)
-    nth = jnp.floor(jax.random.uniform(key, mask.shape[:-1]) * legal.sum(-1)).astype(jnp.int32)
-    return jnp.argmax(jnp.cumsum(legal, axis=-1) > nth[..., None], axis=-1)
+    legal = mask.astype(jnp.float32)
+    nth = jnp.floor(jax.random.uniform(key, mask.shape[:-1]) * legal.sum(-1))
+    upper = jnp.triu(jnp.ones((mask.shape[-1],) * 2, jnp.float32))
+    counted = legal @ upper           # running count of legal actions (cumsum is slow on CPU)
+    return jnp.argmax(counted > nth[..., None], axis=-1)
 
 
 def random_play(env: Any, batch: int, length: int) -> Callable[[Any, Any], Any]:

@@ -14,7 +14,7 @@ from tris_envs.games.tant_fant import TantFant as CoreTantFant
 from tris_envs.games.tant_fant import TantFantState as CoreState
 from tris_envs.jax.base import TrisEnv, seat_rewards
 
-_LINES = jnp.array(LINES, dtype=jnp.int32)
+_LINE_POINTS = jnp.array([[p in line for p in range(9)] for line in LINES])
 _ADJACENT = jnp.array([[q in NEIGHBOURS[p] for q in range(9)] for p in range(9)])
 _BASE = jnp.array([[BASE_RANK[seat] >> p & 1 for p in range(9)] for seat in (0, 1)],
                   dtype=jnp.int8)
@@ -75,9 +75,11 @@ class TantFant(TrisEnv):
 
     def _play(self, state: State, action: Any) -> State:
         player = state.current_player
-        frm, to = action // 9, action % 9
-        board = state._board.at[frm].set(0).at[to].set((player + 1).astype(jnp.int8))
-        won = ((board[_LINES] == player + 1).all(axis=1) & self._wins[player]).any()
+        points = jnp.arange(9)          # one-hot selects: scatters and gathers are slow vmapped
+        board = jnp.where(points == action // 9, jnp.int8(0), state._board)
+        board = jnp.where(points == action % 9, (player + 1).astype(jnp.int8), board)
+        wins = jnp.where(player == 0, self._wins[0], self._wins[1])
+        won = (((_LINE_POINTS & (board == player + 1)).sum(-1) == 3) & wins).any()
         following = 1 - player
         mask = self._legal(board, following)
         stalemate = ~won & ~mask.any()
@@ -97,9 +99,10 @@ class TantFant(TrisEnv):
                              rewards=seat_rewards(winner), _history=history, _length=length)
 
     def _observe(self, state: State, player_id: Any) -> Any:
+        mine, theirs = jnp.where(player_id == 0, _BASE[0], _BASE[1]), jnp.where(
+            player_id == 0, _BASE[1], _BASE[0])
         planes = jnp.stack([(state._board == player_id + 1).astype(jnp.int8),
-                            (state._board == 2 - player_id).astype(jnp.int8),
-                            _BASE[player_id], _BASE[1 - player_id]], -1)
+                            (state._board == 2 - player_id).astype(jnp.int8), mine, theirs], -1)
         return planes.reshape(3, 3, 4)
 
     def from_core(self, state: CoreState) -> State:

@@ -13,7 +13,7 @@ from tris_envs.games.tris1 import Tris1 as CoreTris1
 from tris_envs.games.tris1 import Tris1State as CoreState
 from tris_envs.jax.base import TrisEnv, seat_rewards
 
-_LINES = jnp.array(LINES, dtype=jnp.int32)
+_LINE_CELLS = jnp.array([[cell in line for cell in range(9)] for line in LINES])
 
 
 @dataclass
@@ -46,8 +46,8 @@ class Tris1(TrisEnv):
 
     def _play(self, state: State, action: Any) -> State:
         player = state.current_player
-        board = state._board.at[action].set((player + 1).astype(jnp.int8))
-        won = (board[_LINES] == player + 1).all(axis=1).any()
+        board = jnp.where(jnp.arange(9) == action, (player + 1).astype(jnp.int8), state._board)
+        won = ((_LINE_CELLS & (board == player + 1)).sum(-1) == 3).any()   # no gather/scatter
         terminated = won | (board != 0).all()
         return state.replace(current_player=1 - player, _board=board,
                              legal_action_mask=board == 0, terminated=terminated,
