@@ -51,7 +51,9 @@ config = (
     # RLlib's env check steps an unmasked random action, illegal in most positions but
     # Tris 1's first; the env raises on illegal actions, so the check is left off
     .environment(register(), env_config={"game": args.game}, disable_env_checking=True)
-    .env_runners(num_env_runners=0, num_envs_per_env_runner=1)
+    # sampling in this process, 8 games at a time: one batched forward pass per step for
+    # all 8 (about 4x faster than 1 game on the 2-core machine, docs/rllib.md)
+    .env_runners(num_env_runners=0, num_envs_per_env_runner=8)
     .learners(num_learners=0)
     .multi_agent(policies={"main", "frozen"}, policy_mapping_fn=main_or_frozen,
                  policies_to_train=["main"])
@@ -68,9 +70,10 @@ for iteration in range(1, args.iterations + 1):
     if iteration % args.refresh == 0:       # the opponent becomes today's learner
         refresh_frozen(algo)
     returns = result["env_runners"].get("module_episode_returns_mean", {})
-    print(f"iteration {iteration}: {result['env_runners']['num_env_steps_sampled_lifetime']}"
-          f" steps, main's mean return {returns.get('main', float('nan')):+.2f}, "
-          f"{time.perf_counter() - began:.0f} s", flush=True)
+    steps = int(result["env_runners"]["num_env_steps_sampled_lifetime"])
+    print(f"iteration {iteration}: {steps} steps, main's mean return "
+          f"{returns.get('main', float('nan')):+.2f}, {time.perf_counter() - began:.0f} s",
+          flush=True)
 
 game = make_game(args.game)
 learner = RLlibAgent(algo.get_module("main"), name="rllib-ppo")

@@ -3,6 +3,8 @@ agents of the evaluation harness."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -126,5 +128,6 @@ def test_a_module_plays_legal_moves_in_play_match():
 def test_self_play_example_trains_and_evaluates():
     out = run_example("rllib_self_play.py", "--iterations", "2", "--refresh", "1",
                       "--batch", "200", "--games", "4")
-    assert "iteration 2: 400" in out
+    steps = re.search(r"^iteration 2: (\d+) steps", out, re.MULTILINE)
+    assert steps and int(steps[1]) >= 400      # 8 games at a time may overshoot the batch
     assert "rllib-ppo vs random: " in out and "rllib-ppo vs greedy: " in out
