@@ -63,8 +63,7 @@ def test_random_games_follow_the_rules_core(name):
         actions, totals, plies = random_episode(env, seed)
         if env.game.current_player(env.state) == TERMINAL:
             returns = env.game.returns(env.state)
-            if GAMES[name].env_name != "tritoc_v0":       # Tritoc also pays points per move
-                assert totals == {"player_0": returns[0], "player_1": returns[1]}
+            assert totals == {"player_0": returns[0], "player_1": returns[1]}
         else:
             assert plies == env.game.max_moves
         assert random_episode(env, seed)[0] == actions   # the seed fixes setup and dice
