@@ -808,3 +808,6 @@ def test_fair_setups_always_leave_the_first_player_a_safe_roll():
     assert not any(unsafe(fair, fair.initial_state(rng)) for _ in range(2000))
     with pytest.raises(ValueError, match="fair=True redraws random setups"):
         Tris2(setup="placement", fair=True)
+    # with max_side=3 no roll exists: nothing to redraw, the setup is a draw at once
+    stuck = Tris2(fair=True, max_side=3).initial_state(np.random.default_rng(0))
+    assert stuck.result == DRAW and not stuck.legal

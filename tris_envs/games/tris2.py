@@ -237,8 +237,8 @@ class Tris2(Game[Tris2State]):
             rng = np.random.default_rng()
         while True:
             state = self._random_setup(rng)
-            if not self.fair or not all(allows_win(self, state, a)
-                                        for a in self.legal_actions(state)):
+            legal = self.legal_actions(state)
+            if not (self.fair and legal and all(allows_win(self, state, a) for a in legal)):
                 return state
 
     def _random_setup(self, rng: np.random.Generator) -> Tris2State:
