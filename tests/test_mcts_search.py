@@ -1,12 +1,18 @@
-"""MCTS with the decisive-move check and with an evaluator (priors, values, PUCT)."""
+"""MCTS with the decisive-move check, with an evaluator (priors, values, PUCT), and the
+games' fast rollouts against the generic ones."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
+import pytest
 
 from tris_envs.agents.mcts import MCTSAgent
+from tris_envs.benchmark import generic_playouts, playout_speedups
 from tris_envs.core import solve
-from tris_envs.core.game import CHANCE, TERMINAL, resolve_chance
+from tris_envs.core.game import CHANCE, TERMINAL, Game, resolve_chance
+from tris_envs.core.legal import nth_action
 from tris_envs.games import make_game
 
 
@@ -82,3 +88,85 @@ def test_priors_steer_the_search():
     root = MCTSAgent(30, rng=np.random.default_rng(6), evaluator=Peaked()).search(game, state)
     counts = MCTSAgent.visit_counts(root)
     assert max(counts, key=counts.get) == 8 and counts[8] > 15
+
+
+# ----- fast rollouts: the same playouts as the generic path ----------------------------------
+PLAYOUT_GAMES = [
+    ("tris2", {}), ("tris2", {"max_side": 4}), ("tris2", {"setup": "placement"}),
+    ("tris2", {"fair": True}),
+    ("tritoc", {}), ("tritoc", {"dice": "equal", "layout": "magic"}),
+    ("tritoc", {"layout": "random", "max_rerolls": 0, "reward": "points"}),
+]
+
+
+class Uniforms:
+    """A seeded stream of uniforms that counts its draws."""
+
+    def __init__(self, seed):
+        self.values = np.random.default_rng(seed).random(100_000).tolist()
+        self.drawn = 0
+
+    def __call__(self):
+        self.drawn += 1
+        return self.values[self.drawn - 1]
+
+
+def playout_starts(game, seed, count):
+    """Positions of seeded random games at every depth: player, chance and terminal nodes."""
+    rng = np.random.default_rng(seed)
+    starts = []
+    while len(starts) < count:
+        state = game.initial_state(rng)
+        for _ in range(int(rng.integers(0, 60))):
+            starts.append(state)
+            if game.current_player(state) == TERMINAL:
+                break
+            state = resolve_chance(game, state, rng) if game.current_player(state) == CHANCE \
+                else game.apply(state, int(rng.choice(game.legal_actions(state))))
+        starts.append(state)
+    return starts[:count]
+
+
+@pytest.mark.parametrize("name, options", PLAYOUT_GAMES, ids=str)
+def test_fast_playouts_match_the_generic_path(name, options):
+    """Each game's own random_playout gives the generic one's result with the same draws,
+    whole and cut short (so the playouts end at the same ply)."""
+    game = make_game(name, **options)
+    assert type(game).random_playout is not Game.random_playout
+    rng = np.random.default_rng(1)
+    ended = Counter()
+    for k, state in enumerate(playout_starts(game, seed=0, count=30)):
+        for max_plies in (game.info.max_moves, int(rng.integers(0, 12))):
+            fast, generic = Uniforms(k), Uniforms(k)
+            result = game.random_playout(state, fast, max_plies)
+            assert result == Game.random_playout(game, state, generic, max_plies)
+            assert fast.drawn == generic.drawn
+            ended[result] += 1
+    assert len(ended) == 3   # both wins and draws
+
+
+@pytest.mark.parametrize("name, options", [("tris2", {}), ("tritoc", {})], ids=str)
+def test_searches_build_the_same_tree_on_either_rollout_path(name, options):
+    game = make_game(name, **options)
+    state = resolve_chance(game, game.initial_state(np.random.default_rng(2)),
+                           np.random.default_rng(2))
+    trees = []
+    for path in (game, generic_playouts(game)):
+        root = MCTSAgent(150, rng=np.random.default_rng(3)).search(path, state)
+        trees.append([(c.action, c.visits, c.total, c.proven) for c in root.children])
+    assert trees[0] == trees[1]
+
+
+def test_nth_action_picks_from_the_ascending_actions():
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        actions = sorted(set(rng.integers(0, 378, size=int(rng.integers(1, 60))).tolist()))
+        bits = sum(1 << a for a in actions)
+        assert [nth_action(bits, n) for n in range(len(actions))] == actions
+
+
+def test_playout_speedups_compare_both_paths():
+    rows = playout_speedups(simulations=40, rounds=1)
+    assert [label for label, *_ in rows] == ["tris2", "tris2 max_side=4", "tritoc"]
+    assert all(generic > 0 and fast > 0 for _, generic, fast, _ in rows)
+    assert playout_speedups(simulations=40, rounds=1, names=["tris1_v0"]) == []

@@ -15,13 +15,14 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import MethodType
 from typing import Any
 
 import numpy as np
 
 from tris_envs.core.game import CHANCE, TERMINAL, Game, resolve_chance
 from tris_envs.core.solver import solve
-from tris_envs.games import GAMES, game_spec
+from tris_envs.games import GAMES, game_spec, make_game
 
 BASELINE = "tictactoe_v3"
 
@@ -191,8 +192,65 @@ def openspiel_simulations_per_second(simulations: int, seed: int = 0) -> float |
     return root.explore_count / (time.perf_counter() - start)
 
 
+PLAYOUT_CASES: tuple[tuple[str, dict[str, Any], float | None], ...] = (
+    ("tris2", {}, 1.5),
+    ("tris2", {"max_side": 4}, 1.5),
+    ("tritoc", {}, None),
+)
+"""Games whose MCTS rollouts have a fast path: name, options, target speed-up."""
+
+
+def generic_playouts(game: Game) -> Game:
+    """A copy of ``game`` whose rollouts take the generic :meth:`Game.random_playout`
+    (``legal_actions`` and ``apply`` every ply) instead of the game's own fast path.
+
+    Both paths draw the same uniforms and reach the same results, so a seeded search builds
+    the same tree on either and the two timings compare the same work.
+    """
+    plain = type(game)(**game.options())
+    plain.random_playout = MethodType(Game.random_playout, plain)  # type: ignore[method-assign]
+    return plain
+
+
+def playout_speedups(simulations: int, rounds: int, names: list[str] | None = None
+                     ) -> list[tuple[str, float, float, float | None]]:
+    """MCTS simulations per second with each game's fast rollouts and with the generic
+    ones, interleaved, best of ``rounds``: ``(label, generic, fast, target)`` per
+    :data:`PLAYOUT_CASES` entry whose environment is in ``names`` (all without)."""
+    cases = [(name, options, target) for name, options, target in PLAYOUT_CASES
+             if names is None or game_spec(name).env_name in names]
+    best = {i: [0.0, 0.0] for i in range(len(cases))}
+    for seed in range(rounds):
+        for i, (name, options, _) in enumerate(cases):
+            fast = make_game(name, **options)
+            for mode, game in enumerate((generic_playouts(fast), fast)):
+                best[i][mode] = max(best[i][mode],
+                                    mcts_simulations_per_second(game, simulations, seed))
+    return [(" ".join([name, *(f"{k}={v}" for k, v in options.items())]), best[i][0],
+             best[i][1], target) for i, (name, options, target) in enumerate(cases)]
+
+
+def playout_report(simulations: int, rounds: int, names: list[str] | None = None
+                   ) -> list[str]:
+    """Markdown lines: :func:`playout_speedups` as a table."""
+    rows = playout_speedups(simulations, rounds, names)
+    if not rows:
+        return []
+    lines = ["", f"MCTS rollouts: generic path against the game's fast path, same trees, "
+             f"{simulations} simulations from the start, best of {rounds}", "",
+             "| game | generic simulations/s | fast simulations/s | speed-up | target |",
+             "|---|---:|---:|---:|---:|"]
+    for label, generic, fast, target in rows:
+        ratio = fast / generic
+        verdict = "" if target is None else (
+            f"≥ {target:g}× {'met' if ratio >= target else 'NOT met'}")
+        lines.append(f"| {label} | {generic:,.0f} | {fast:,.0f} | {ratio:.2f}× | {verdict} |")
+    return lines
+
+
 def mcts_report(names: list[str], simulations: int, rounds: int) -> list[str]:
-    """Markdown lines: our MCTS per game, and OpenSpiel's on tic-tac-toe against Tris 1."""
+    """Markdown lines: our MCTS per game, OpenSpiel's on tic-tac-toe against Tris 1, and
+    the fast rollouts against the generic ones."""
     lines = ["", f"MCTS from the start position, {simulations} simulations, best of {rounds}",
              "", "| game | simulations/s |", "|---|---:|"]
     ours = {}
@@ -212,7 +270,7 @@ def mcts_report(names: list[str], simulations: int, rounds: int) -> list[str]:
         if "tris1_v0" in ours:
             lines.append(f"| ratio tris1 / OpenSpiel tic_tac_toe (target ≥ 1×) | "
                          f"{ours['tris1_v0'] / best:.2f}× |")
-    return lines
+    return lines + playout_report(simulations, rounds, names)
 
 
 def doppia_scelta_solves(boards: int, seed: int = 0) -> list[tuple[str, float, float]]:

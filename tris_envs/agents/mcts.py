@@ -9,9 +9,10 @@ Each simulation descends the tree from the root:
 * at a chance node, an outcome is drawn with its probability; its child is created the
   first time that outcome is drawn.
 
-A new node is evaluated by a random rollout (uniformly random legal actions, chance
-outcomes drawn with their probabilities, at most ``game.info.max_moves`` player plies; a
-rollout that reaches the limit counts as a draw, as truncation does in the environments)
+A new node is evaluated by a random rollout, :meth:`Game.random_playout
+<tris_envs.core.game.Game.random_playout>` (uniformly random legal actions, chance outcomes
+drawn with their probabilities, at most ``game.info.max_moves`` player plies; a rollout
+that reaches the limit counts as a draw, as truncation does in the environments)
 and the game's returns are added along the path, each node taking the return of its
 *owner*: the player who moved into it (``current_player`` of its parent, so a player who
 moves twice in a row is handled like any other move; a chance outcome's child inherits the
@@ -35,7 +36,8 @@ Code that drives :meth:`MCTSAgent.select_leaf` itself (self-play) keeps its own 
 
 Each move searches a fresh tree (no transpositions, no reuse between moves). Random
 numbers come from the injected generator in batches of uniforms, which keeps the rollout
-loop free of per-call generator overhead.
+loop free of per-call generator overhead; games with a fast rollout path draw the same
+uniforms as the generic one, so a seeded search builds the same tree on either path.
 
 **Decisive moves** (``decisive=True``, spec ``mcts:<simulations>:decisive``): a new node
 whose player to move can win at once is proven at creation, lost for the player who moved
@@ -74,7 +76,6 @@ _PROVEN_RETURNS = (
     {1: (1.0, -1.0), 0: (0.0, 0.0), -1: (-1.0, 1.0)},
     {1: (-1.0, 1.0), 0: (0.0, 0.0), -1: (1.0, -1.0)},
 )
-_DRAW = (0.0, 0.0)
 
 Evaluation = tuple[tuple[float, float], Sequence[float]]
 """The returns a state is expected to give each player, and the prior probability of each
@@ -479,39 +480,4 @@ class MCTSAgent:
 
     def _evaluate(self, node: MCTSNode) -> tuple[float, float]:
         """Returns of a random rollout from a new node (its own returns when terminal)."""
-        game = self._game
-        state = node.state
-        if node.player == TERMINAL:
-            return game.returns(state)
-        current_player = game.current_player
-        legal_actions = game.legal_actions
-        apply = game.apply
-        uniforms = self._uniforms
-        i = self._next
-        n = len(uniforms)
-        plies = self._rollout_plies
-        while True:
-            player = current_player(state)
-            if player == TERMINAL:
-                self._next = i
-                return game.returns(state)
-            if i >= n:
-                uniforms = self._uniforms = self.rng.random(_UNIFORM_BATCH).tolist()
-                i = 0
-                n = _UNIFORM_BATCH
-            u = uniforms[i]
-            i += 1
-            if player >= 0:
-                if plies == 0:
-                    self._next = i
-                    return _DRAW
-                plies -= 1
-                legal = legal_actions(state)
-                state = apply(state, legal[int(u * len(legal))])
-            else:
-                outcomes = game.chance_outcomes(state)
-                k, last = 0, len(outcomes) - 1
-                while k < last and u >= outcomes[k][1]:
-                    u -= outcomes[k][1]
-                    k += 1
-                state = apply(state, outcomes[k][0])
+        return self._game.random_playout(node.state, self._uniform, self._rollout_plies)

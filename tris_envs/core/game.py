@@ -22,7 +22,7 @@ import inspect
 import numbers
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
@@ -233,6 +233,33 @@ class Game(ABC, Generic[S]):
         Nothing needed for legality goes here. Empty by default.
         """
         return {}
+
+    def random_playout(self, state: S, uniform: Callable[[], float],
+                       max_plies: int) -> tuple[float, float]:
+        """The returns at the end of a random playout from ``state`` (MCTS rollouts).
+
+        Each step draws one ``uniform()`` in [0, 1): a player plays
+        ``legal[int(u * len(legal))]`` of the ascending legal actions, a chance node takes
+        :func:`sample_outcome` of its outcomes. The playout counts as a draw (zeros) when a
+        player is to move after ``max_plies`` player plies (that step's draw is still made).
+
+        This default goes through :meth:`legal_actions` and :meth:`apply`. Games override
+        it with a faster path that must give the same result for the same draws (and draw
+        as many), so a seeded search does not depend on which path ran.
+        """
+        while True:
+            player = self.current_player(state)
+            if player == TERMINAL:
+                return self.returns(state)
+            u = uniform()
+            if player >= 0:
+                if max_plies == 0:
+                    return (0.0, 0.0)
+                max_plies -= 1
+                legal = self.legal_actions(state)
+                state = self.apply(state, legal[int(u * len(legal))])
+            else:
+                state = self.apply(state, sample_outcome(self.chance_outcomes(state), u))
 
     def heuristic(self, state: S, player: int) -> float:
         """An estimate in (-1, 1) of an unfinished ``state`` for ``player``.

@@ -23,6 +23,7 @@ Actions: roll ``f*4 + d`` (0..323) for frame cell ``f = r*9 + c`` and direction 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import product
 from typing import NamedTuple
 
@@ -31,13 +32,13 @@ import numpy as np
 from tris_envs.core.drawing import Canvas
 from tris_envs.core.errors import brief
 from tris_envs.core.game import TERMINAL, Game, GameInfo, allows_win
+from tris_envs.core.legal import nth_action
 from tris_envs.core.options import check_bool, check_choice, check_int
 from tris_envs.games.tris2_moves import (
     BLOCK_F,
     BLOCK_LINES,
     CELL_P,
     COL,
-    COL_MASK,
     DIRECTIONS,
     FRAME,
     FRAME_CELL,
@@ -46,7 +47,6 @@ from tris_envs.games.tris2_moves import (
     PAD,
     ROLL,
     ROW,
-    ROW_MASK,
     STEP,
     SYMBOLS,
     E,
@@ -56,6 +56,7 @@ from tris_envs.games.tris2_moves import (
     connected,
     geometric_rolls,
     has_line,
+    reframe,
 )
 
 PLAYER_NAMES = ("player_0", "player_1")
@@ -227,6 +228,58 @@ class Tris2(Game[Tris2State]):
         states with the same action bit mask (``state.legal``)."""
         return self.legal_sets.from_bits(state.legal)[1]
 
+    def random_playout(self, state: Tris2State, uniform: Callable[[], float],
+                       max_plies: int) -> tuple[float, float]:
+        """:meth:`Game.random_playout` on the bit masks alone: the dice in an odd
+        orientation ``k`` are one more mask, so a roll builds no board, no state and no
+        tuple of legal actions. Placements go through :meth:`apply`."""
+        while state.result == ONGOING and state.legal >> PLACEMENT_BASE:
+            u = uniform()
+            if max_plies == 0:
+                return (0.0, 0.0)
+            max_plies -= 1
+            state = self.apply(state, nth_action(state.legal, int(u * state.legal.bit_count())))
+        if state.result != ONGOING:
+            return self.returns(state)
+        board, x, o, bar, height, width, mover, _, _, legal = state
+        tops = [x, o, bar]
+        odd = 0
+        rest = x | o | bar
+        while rest:
+            low = rest & -rest
+            if not board[FRAME_CELL[low.bit_length() - 1]] & 1:   # byte 1 + k, k odd
+                odd |= low
+            rest ^= low
+        rolls = self._rolls
+        while True:
+            u = uniform()
+            if max_plies == 0:
+                return (0.0, 0.0)
+            max_plies -= 1
+            action = nth_action(legal, int(u * legal.bit_count()))
+            d = action & 3
+            p = CELL_P[action >> 2]
+            q = p + STEP[d]
+            t = 0 if tops[0] >> p & 1 else 1 if tops[1] >> p & 1 else 2
+            k = ROLL[2 * t + (odd >> p & 1)][d]
+            tops[t] ^= 1 << p
+            tops[k >> 1] |= 1 << q
+            if has_line(tops[k >> 1]):
+                return (1.0, -1.0) if mover == 0 else (-1.0, 1.0)
+            odd = odd & ~(1 << p) | (k & 1) << q
+            occ = tops[0] | tops[1] | tops[2]
+            shift, height, width = reframe(occ, p, q, d, height, width)
+            if shift > 0:
+                tops = [tops[0] << shift, tops[1] << shift, tops[2] << shift]
+                occ, odd = occ << shift, odd << shift
+            elif shift < 0:
+                tops = [tops[0] >> -shift, tops[1] >> -shift, tops[2] >> -shift]
+                occ, odd = occ >> -shift, odd >> -shift
+            legal = rolls(occ, height, width, FRAME_CELL[q + shift] << 2 | d)
+            if not legal:
+                return (0.0, 0.0)
+            mover = 1 - mover
+
     # ----- rules ---------------------------------------------------------------------
     def initial_state(self, rng: np.random.Generator | None = None) -> Tris2State:
         """The empty block (placement setup) or a random legal block drawn from ``rng``
@@ -287,27 +340,7 @@ class Tris2(Game[Tris2State]):
         won = has_line(tops[k >> 1])
         x, o, bar = tops
         occ = x | o | bar
-        shift = 0
-        if d & 1:
-            col = COL[q]
-            if col < 0:
-                shift, width = 1, width + 1
-            elif col == width:
-                width += 1
-            elif not occ & COL_MASK[COL[p]]:
-                width -= 1
-                if COL[p] == 0:
-                    shift = -1
-        else:
-            row = ROW[q]
-            if row < 0:
-                shift, height = PAD, height + 1
-            elif row == height:
-                height += 1
-            elif not occ & ROW_MASK[ROW[p]]:
-                height -= 1
-                if ROW[p] == 0:
-                    shift = -PAD
+        shift, height, width = reframe(occ, p, q, d, height, width)
         cells = bytearray(board)
         cells[f] = 0
         if shift > 0:

@@ -417,6 +417,32 @@ def geometric_rolls(occ: int, height: int) -> int:
     return legal
 
 
+def reframe(occ: int, p: int, q: int, d: int, height: int, width: int) -> tuple[int, int, int]:
+    """The frame after the die on padded cell ``p`` rolled in direction ``d`` to ``q``.
+
+    ``occ`` holds the dice after the roll, before re-anchoring. Returns ``(shift, height,
+    width)``: the masks move by ``shift`` bits (``x << shift``, or ``x >> -shift`` when
+    negative) so that the frame's top-left cell is the bounding box's again.
+    """
+    if d & 1:
+        col = COL[q]
+        if col < 0:
+            return 1, height, width + 1
+        if col == width:
+            return 0, height, width + 1
+        if not occ & COL_MASK[COL[p]]:
+            return -(COL[p] == 0), height, width - 1
+        return 0, height, width
+    row = ROW[q]
+    if row < 0:
+        return PAD, height + 1, width
+    if row == height:
+        return 0, height + 1, width
+    if not occ & ROW_MASK[ROW[p]]:
+        return -PAD * (ROW[p] == 0), height - 1, width
+    return 0, height, width
+
+
 def has_line(mask: int) -> bool:
     """Whether ``mask`` holds three contiguous aligned cells (row, column or diagonal).
 

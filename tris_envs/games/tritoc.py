@@ -28,14 +28,15 @@ Position strings live in :mod:`tris_envs.games.tritoc_notation`, text and pictur
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from tris_envs.core.drawing import Canvas
-from tris_envs.core.game import CHANCE, TERMINAL, Game, GameInfo
+from tris_envs.core.game import CHANCE, TERMINAL, Game, GameInfo, sample_outcome
+from tris_envs.core.legal import nth_action
 from tris_envs.core.options import check_choice, check_int
 
 WHITE, BLACK = 0, 1
@@ -266,6 +267,64 @@ def has_field_line(fields: int) -> bool:
     return any(fields & m == m for m in FIELD_LINE_MASKS)
 
 
+def _targets_of(white: int, black: int, fields: int, mover: int, roll: int,
+                masks: tuple[int, ...]) -> int:
+    """81-bit mask of the holes where ``roll`` lets ``mover`` act (``fields``: the 9-bit
+    mask of conquered fields, ``masks``: the layout's holes per number)."""
+    if roll == 12 or roll == 2:
+        stones = black if (roll == 12) == (mover == WHITE) else white
+        return stones & ~CONQUERED_HOLES[fields]
+    return masks[roll] & ~(white | black)
+
+
+def _playable_of(white: int, black: int, fields: int, mover: int,
+                 masks: tuple[int, ...]) -> int:
+    """:meth:`Tritoc.playable` of the position given by its masks."""
+    empty = ALL_HOLES ^ (white | black)
+    key = 0
+    for s in range(3, 12):
+        if masks[s] & empty:
+            key |= 1 << s
+    removable = ALL_HOLES ^ CONQUERED_HOLES[fields]
+    own, other = (white, black) if mover == WHITE else (black, white)
+    if own & removable:
+        key |= 1 << 2
+    if other & removable:
+        key |= 1 << 12
+    return key
+
+
+def _move(white: int, black: int, white_fields: int, black_fields: int, mover: int,
+          roll: int, action: int) -> tuple[int, int, int, int, int, int]:
+    """The legal move ``action`` on hole ``action`` with sum ``roll`` (2-12) played by
+    ``mover``: ``(white, black, white_fields, black_fields, gained, result)``."""
+    bit = 1 << action
+    if roll == 12 or roll == 2:
+        if (roll == 12) == (mover == WHITE):
+            return white, black ^ bit, white_fields, black_fields, 0, ONGOING
+        return white ^ bit, black, white_fields, black_fields, 0, ONGOING
+    own = (white if mover == WHITE else black) | bit
+    for line in HOLE_LINES[action]:
+        if own & line == line:
+            break
+    else:
+        if mover == WHITE:
+            return own, black, white_fields, black_fields, 0, ONGOING
+        return white, own, white_fields, black_fields, 0, ONGOING
+    field = HOLE_FIELD[action]
+    if mover == WHITE:
+        white, black = own | FIELD_MASKS[field], black & ~FIELD_MASKS[field]
+        white_fields |= 1 << field
+        fields = white_fields
+    else:
+        white, black = white & ~FIELD_MASKS[field], own | FIELD_MASKS[field]
+        black_fields |= 1 << field
+        fields = black_fields
+    if any(fields & m == m for m in FIELD_LINES_THROUGH[field]):
+        return white, black, white_fields, black_fields, FIELD_POINTS + WIN_POINTS, mover
+    return white, black, white_fields, black_fields, FIELD_POINTS, ONGOING
+
+
 def stone_letter(state: TritocState, h: int, empty: str) -> str:
     """``W`` or ``B`` for the stone on hole ``h``, ``empty`` when there is none."""
     return "W" if state.white >> h & 1 else "B" if state.black >> h & 1 else empty
@@ -335,29 +394,13 @@ class Tritoc(Game[TritocState]):
 
     def _targets(self, state: TritocState, roll: int) -> int:
         """81-bit mask of the holes where ``roll`` lets the player to move act."""
-        if roll == 12 or roll == 2:
-            own, other = ((state.white, state.black) if state.to_move == WHITE
-                          else (state.black, state.white))
-            stones = other if roll == 12 else own
-            return stones & ~CONQUERED_HOLES[state.white_fields | state.black_fields]
-        return state.layout.masks[roll] & ~(state.white | state.black)
+        return _targets_of(state.white, state.black, state.white_fields | state.black_fields,
+                           state.to_move, roll, state.layout.masks)
 
     def playable(self, state: TritocState) -> int:
         """Bit mask over sums 2-12 (bit ``s``) of the rolls that allow the mover an action."""
-        white, black = state.white, state.black
-        empty = ALL_HOLES ^ (white | black)
-        masks = state.layout.masks
-        key = 0
-        for s in range(3, 12):
-            if masks[s] & empty:
-                key |= 1 << s
-        removable = ALL_HOLES ^ CONQUERED_HOLES[state.white_fields | state.black_fields]
-        own, other = (white, black) if state.to_move == WHITE else (black, white)
-        if own & removable:
-            key |= 1 << 2
-        if other & removable:
-            key |= 1 << 12
-        return key
+        return _playable_of(state.white, state.black, state.white_fields | state.black_fields,
+                            state.to_move, state.layout.masks)
 
     def _legal_bits(self, state: TritocState) -> int:
         """82-bit mask of the legal actions (bit ``a`` = action ``a``)."""
@@ -392,11 +435,14 @@ class Tritoc(Game[TritocState]):
         """
         if state.roll != PENDING:
             raise ValueError(f"tritoc: not a chance node ({self.to_notation(state)!r})")
-        key = self.playable(state)
+        return list(self._roll_law(self.playable(state)))
+
+    def _roll_law(self, key: int) -> list[tuple[int, float]]:
+        """The outcomes for the playable sums ``key`` (memoized; callers do not modify it)."""
         outcomes = self._outcomes.get(key)
         if outcomes is None:
             outcomes = self._outcomes[key] = self._distribution(key)
-        return list(outcomes)
+        return outcomes
 
     def _distribution(self, key: int) -> list[tuple[int, float]]:
         """Outcomes for the playable sums ``key``.
@@ -436,42 +482,44 @@ class Tritoc(Game[TritocState]):
                                   gained=0)
         if roll < 2 or not 0 <= action < 81 or not self._targets(state, roll) >> action & 1:
             raise self.illegal_action_error(state, action)
-        bit = 1 << action
-        mover = state.to_move
-        white, black = state.white, state.black
-        white_fields, black_fields = state.white_fields, state.black_fields
-        gained = 0
-        result = ONGOING
-        if roll == 12 or roll == 2:
-            if (roll == 12) == (mover == WHITE):
-                black ^= bit
-            else:
-                white ^= bit
-        else:
-            own = (white if mover == WHITE else black) | bit
-            if any(own & m == m for m in HOLE_LINES[action]):
-                field = HOLE_FIELD[action]
-                gained = FIELD_POINTS
-                if mover == WHITE:
-                    white = own | FIELD_MASKS[field]
-                    black &= ~FIELD_MASKS[field]
-                    white_fields |= 1 << field
-                    fields = white_fields
-                else:
-                    black = own | FIELD_MASKS[field]
-                    white &= ~FIELD_MASKS[field]
-                    black_fields |= 1 << field
-                    fields = black_fields
-                if any(fields & m == m for m in FIELD_LINES_THROUGH[field]):
-                    gained += WIN_POINTS
-                    result = mover
-            elif mover == WHITE:
-                white = own
-            else:
-                black = own
-        return TritocState(white, black, white_fields, black_fields, 1 - mover,
+        white, black, white_fields, black_fields, gained, result = _move(
+            state.white, state.black, state.white_fields, state.black_fields, state.to_move,
+            roll, action)
+        return TritocState(white, black, white_fields, black_fields, 1 - state.to_move,
                            PENDING if result == ONGOING else NO_ROLL, 0, state.layout, result,
                            gained)
+
+    def random_playout(self, state: TritocState, uniform: Callable[[], float],
+                       max_plies: int) -> tuple[float, float]:
+        """:meth:`Game.random_playout` on the stone masks: no states, no tuples of legal
+        actions, the memoized roll laws shared instead of copied."""
+        if state.result != ONGOING:
+            return self.returns(state)
+        white, black, white_fields, black_fields, mover, roll, passes, layout = state[:8]
+        masks = layout.masks
+        while True:
+            if roll == PENDING:
+                key = _playable_of(white, black, white_fields | black_fields, mover, masks)
+                roll = sample_outcome(self._roll_law(key), uniform())
+            u = uniform()
+            if max_plies == 0:
+                return (0.0, 0.0)
+            max_plies -= 1
+            if roll == MUST_PASS:
+                passes += 1
+                if passes == DRAW_PASSES:
+                    return (0.0, 0.0)
+            else:
+                targets = _targets_of(white, black, white_fields | black_fields, mover, roll,
+                                      masks)
+                white, black, white_fields, black_fields, _, result = _move(
+                    white, black, white_fields, black_fields, mover, roll,
+                    nth_action(targets, int(u * targets.bit_count())))
+                if result != ONGOING:
+                    return (1.0, -1.0) if result == WHITE else (-1.0, 1.0)
+                passes = 0
+            mover = 1 - mover
+            roll = PENDING
 
     def explain_illegal(self, state: TritocState, action: int) -> str:
         roll, color = state.roll, COLOR_NAMES[state.to_move]
