@@ -59,6 +59,7 @@ FIELD_POINTS = 1
 
 SUMS = tuple(range(2, 13))
 ALL_PLAYABLE = sum(1 << s for s in SUMS)
+PLACING_SUMS = ALL_PLAYABLE & ~(1 << 2 | 1 << 12)
 """:meth:`Tritoc.playable` when every sum allows an action."""
 EXACT_REROLLS = 64
 """Up to this many rerolls the roll law is computed in exact fractions."""
@@ -496,11 +497,17 @@ class Tritoc(Game[TritocState]):
         if state.result != ONGOING:
             return self.returns(state)
         white, black, white_fields, black_fields, mover, roll, passes, layout = state[:8]
-        masks = layout.masks
+        masks, numbers = layout.masks, layout.numbers
+        laws = self._outcomes
+        # sums 3-11 with an empty hole, kept up to date move by move
+        open_sums = _playable_of(white, black, 0, mover, masks) & PLACING_SUMS
         while True:
             if roll == PENDING:
-                key = _playable_of(white, black, white_fields | black_fields, mover, masks)
-                roll = sample_outcome(self._roll_law(key), uniform())
+                removable = ~CONQUERED_HOLES[white_fields | black_fields]
+                own, other = (white, black) if mover == WHITE else (black, white)
+                key = open_sums | bool(own & removable) << 2 | bool(other & removable) << 12
+                law = laws.get(key) or self._roll_law(key)
+                roll = sample_outcome(law, uniform())
             u = uniform()
             if max_plies == 0:
                 return (0.0, 0.0)
@@ -512,11 +519,18 @@ class Tritoc(Game[TritocState]):
             else:
                 targets = _targets_of(white, black, white_fields | black_fields, mover, roll,
                                       masks)
+                hole = nth_action(targets, int(u * targets.bit_count()))
+                fields = white_fields | black_fields
                 white, black, white_fields, black_fields, _, result = _move(
-                    white, black, white_fields, black_fields, mover, roll,
-                    nth_action(targets, int(u * targets.bit_count())))
+                    white, black, white_fields, black_fields, mover, roll, hole)
                 if result != ONGOING:
                     return (1.0, -1.0) if result == WHITE else (-1.0, 1.0)
+                if fields != white_fields | black_fields:   # a conquest filled a field
+                    open_sums = _playable_of(white, black, 0, mover, masks) & PLACING_SUMS
+                elif roll == 12 or roll == 2:
+                    open_sums |= 1 << numbers[hole]
+                elif not masks[roll] & ~(white | black):
+                    open_sums ^= 1 << roll
                 passes = 0
             mover = 1 - mover
             roll = PENDING
