@@ -26,6 +26,8 @@ parser.add_argument("--iterations", type=int, default=20)
 parser.add_argument("--refresh", type=int, default=5, help="iterations between copies of "
                                                            "main into frozen")
 parser.add_argument("--batch", type=int, default=2000, help="environment steps per iteration")
+parser.add_argument("--envs", type=int, default=8, help="games sampled at a time (one batched "
+                                                        "forward pass per step for all)")
 parser.add_argument("--games", type=int, default=200, help="evaluation games per opponent")
 args = parser.parse_args()
 
@@ -51,9 +53,9 @@ config = (
     # RLlib's env check steps an unmasked random action, illegal in most positions but
     # Tris 1's first; the env raises on illegal actions, so the check is left off
     .environment(register(), env_config={"game": args.game}, disable_env_checking=True)
-    # sampling in this process, 8 games at a time: one batched forward pass per step for
-    # all 8 (about 4x faster than 1 game on the 2-core machine, docs/rllib.md)
-    .env_runners(num_env_runners=0, num_envs_per_env_runner=8)
+    # sampling in this process, --envs games at a time (docs/rllib.md: 8 sample about
+    # 4x faster than 1)
+    .env_runners(num_env_runners=0, num_envs_per_env_runner=args.envs)
     .learners(num_learners=0)
     .multi_agent(policies={"main", "frozen"}, policy_mapping_fn=main_or_frozen,
                  policies_to_train=["main"])
