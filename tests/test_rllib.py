@@ -112,6 +112,18 @@ def test_bad_actions_are_refused():
         env.step({"player_0": 0})
 
 
+def test_reset_from_a_position():
+    env = RLlibEnv({"game": "tris1"})
+    observations, _ = env.reset(options={"position": "O.O/.X./..X"})
+    assert list(observations) == ["player_0"]
+    assert np.flatnonzero(observations["player_0"]["action_mask"]).tolist() == [1, 3, 5, 6, 7]
+    observations, rewards, terminated, _, _ = env.step({"player_0": 6})
+    observations, rewards, terminated, _, _ = env.step({"player_1": 1})
+    assert terminated["__all__"] and rewards == {"player_0": -1.0, "player_1": 1.0}
+    with pytest.raises(ValueError, match="finished game"):
+        env.reset(options={"position": "OOO/.X./X.X"})
+
+
 def test_a_module_plays_legal_moves_in_play_match():
     env = RLlibEnv({"game": "tant_fant"})
     spec = masked_module_spec((16,))

@@ -83,10 +83,23 @@ class RLlibEnv(MultiAgentEnv):
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[Any, Any]:
-        """A new game (``seed`` reseeds the setup and dice); the first mover observes."""
+        """A new game (``seed`` reseeds the setup and dice); the first mover observes.
+
+        ``options={"position": s}`` starts from position string ``s``, as in the PettingZoo
+        environments.
+
+        Raises:
+            ValueError: a malformed position string, or a finished game.
+        """
         if seed is not None:
             self._rng = seeded_generator(seed)
-        self.state = resolve_chance(self.game, self.game.initial_state(self._rng), self._rng)
+        position = (options or {}).get("position")
+        state = (self.game.initial_state(self._rng) if position is None
+                 else self.game.from_notation(position))
+        self.state = resolve_chance(self.game, state, self._rng)
+        if self.game.current_player(self.state) == TERMINAL:
+            raise ValueError(f"position {position!r} is a finished game: an RLlib episode "
+                             "starts with a player to move")
         self.plies = 0
         return self._observe(), {}
 
