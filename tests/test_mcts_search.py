@@ -3,7 +3,9 @@ games' fast rollouts against the generic ones."""
 
 from __future__ import annotations
 
+import importlib.util
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -170,3 +172,12 @@ def test_playout_speedups_compare_both_paths():
     assert [label for label, *_ in rows] == ["tris2", "tris2 max_side=4", "tritoc"]
     assert all(generic > 0 and fast > 0 for _, generic, fast, _ in rows)
     assert playout_speedups(simulations=40, rounds=1, names=["tris1_v0"]) == []
+
+
+def test_mcts_speed_script_times_both_paths():
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "mcts_speed.py"
+    spec = importlib.util.spec_from_file_location("mcts_speed", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    generic, fast, played = script.seconds_per_move(simulations=30, moves=2, seed=0)
+    assert played == 2 and generic > 0 and fast > 0
