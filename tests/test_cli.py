@@ -15,6 +15,7 @@ from tris_envs.core import TERMINAL, resolve_chance
 from tris_envs.games import GAMES, make_game
 from tris_envs.games.tris1 import Tris1
 from tris_envs.play import play_session
+from tris_envs.replay import read_records
 
 PROMPT = "your move> "
 
@@ -367,6 +368,29 @@ def test_eval_metrics_report_blunders_per_agent(capsys):
     assert re.search(r"^random: \d+ moves, blunder rate [1-9]", out, re.MULTILINE)
     with pytest.raises(SystemExit) as exit_:
         main(["eval", "tritoc", "greedy", "random", "--games", "2", "--metrics"])
+    assert exit_.value.code == 2
+    assert "has dice" in capsys.readouterr().err
+
+
+def test_tournament_metrics_judge_each_agent_over_all_its_games(capsys, tmp_path):
+    path = tmp_path / "games.jsonl"
+    assert main(["tournament", "tris1", "solver", "greedy", "random", "--games", "4",
+                 "--metrics", "--records", str(path)]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split(":")[0]: line for line in out.splitlines()
+             if re.match(r"^(solver|greedy|random): \d+ moves", line)}
+    assert set(lines) == {"solver", "greedy", "random"}
+    # the solver never blunders and keeps the game value with every move it has a choice in
+    assert re.search(r"blunder rate 0\.00% \(0\), missed-win rate 0\.00% \(0\), "
+                     r"value-keeping 100\.00% of \d+", lines["solver"])
+    # each agent is judged on its own moves in both of its matches
+    records = read_records(path)
+    for name, line in lines.items():
+        own = sum(actor >= 0 and record.players[actor] == name
+                  for record in records for actor, _ in record.moves)
+        assert int(re.search(r"(\d+) moves", line).group(1)) == own
+    with pytest.raises(SystemExit) as exit_:
+        main(["tournament", "tritoc", "greedy", "random", "--games", "2", "--metrics"])
     assert exit_.value.code == 2
     assert "has dice" in capsys.readouterr().err
 

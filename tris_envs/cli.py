@@ -9,14 +9,18 @@ import os
 import signal
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tris_envs.agents.factory import AGENT_HELP
 from tris_envs.core.errors import brief
 from tris_envs.games import GAMES as REGISTRY
 from tris_envs.watch import DESCRIPTION as WATCH_DESCRIPTION
+
+if TYPE_CHECKING:
+    from tris_envs.core.game import Game
+    from tris_envs.evaluation.records import GameRecord
 
 GAMES = list(REGISTRY)
 
@@ -68,9 +72,7 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--ray", nargs="?", const=True, default=False, metavar="ADDRESS",
                           help=RAY_HELP)
     evaluate.add_argument("--option", action="append", help=option_help)
-    evaluate.add_argument("--metrics", action="store_true",
-                          help="also each agent's blunder and missed-win rates (games "
-                               "without dice)")
+    evaluate.add_argument("--metrics", action="store_true", help=METRICS_HELP)
     _journal_arguments(evaluate)
 
     tournament = commands.add_parser("tournament", help="round robin between agents",
@@ -86,6 +88,7 @@ def _parser() -> argparse.ArgumentParser:
                             help=RAY_HELP)
     tournament.add_argument("--heatmap", metavar="PNG", help="also write a heat map")
     tournament.add_argument("--option", action="append", help=option_help)
+    tournament.add_argument("--metrics", action="store_true", help=METRICS_HELP)
     _journal_arguments(tournament)
 
     replay = commands.add_parser("replay", help="recorded games as one HTML page")
@@ -114,6 +117,8 @@ def _parser() -> argparse.ArgumentParser:
 RAY_HELP = ("play the games on a Ray cluster: the one at ADDRESS (e.g. auto, 10.0.0.5:6379), "
             "without ADDRESS the one Ray finds or a new local one (needs "
             "tris_envs[distributed]; docs/distributed.md)")
+METRICS_HELP = ("also each agent's blunder and missed-win rates, and its value-keeping moves "
+                "where a solver exists, over all its games (games without dice)")
 PROCESSES_HELP = ("worker processes (default 1); capped at the number of games and of CPUs, "
                   "with a note when capped")
 
@@ -199,10 +204,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     elif args.command == "eval":
         from tris_envs.evaluation import play_match
 
-        game = make_game(args.game, **parse_options(args.option))
-        if args.metrics and not game.info.deterministic:
-            raise ValueError(f"--metrics: {args.game} has dice; blunders and missed wins are "
-                             "defined for games without dice")
+        game = _game_for_metrics(args)
         with _journal(args, args.games) as journal:
             first, second = args.agents
             result = play_match(game, first, second, n_games=args.games, seed=args.seed,
@@ -211,24 +213,45 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
                                 records=journal, resume=args.resume)
         print(result)
         if args.metrics:
-            from tris_envs.evaluation.metrics import move_quality
-
-            for name in result.names:
-                print(f"{name}: {move_quality(game, result.records, name)}")
+            _print_metrics(game, result.names, result.records)
     elif args.command == "tournament":
         from tris_envs.evaluation import round_robin
 
-        game = make_game(args.game, **parse_options(args.option))
+        game = _game_for_metrics(args)
         pairs = len(args.agents) * (len(args.agents) - 1) // 2
         with _journal(args, args.games * pairs) as journal:
             table = round_robin(game, args.agents, n_games=args.games, seed=args.seed,
                                 processes=args.processes, ray=args.ray,
-                                keep_records=bool(args.records),
+                                keep_records=args.metrics or bool(args.records),
                                 records=journal, resume=args.resume)
         print(table.to_markdown())
+        if args.metrics:
+            _print_metrics(game, table.names,
+                           [record for match in table.matches.values()
+                            for record in match.records])
         if args.heatmap:
             table.heatmap(args.heatmap)
             print(f"heat map written to {args.heatmap}", file=sys.stderr)
+
+
+def _game_for_metrics(args: argparse.Namespace) -> Game:
+    """The game of an ``eval`` / ``tournament`` run; ``--metrics`` refuses games with dice."""
+    from tris_envs.games import make_game
+
+    game = make_game(args.game, **parse_options(args.option))
+    if args.metrics and not game.info.deterministic:
+        raise ValueError(f"--metrics: {args.game} has dice; blunders and missed wins are "
+                         "defined for games without dice")
+    return game
+
+
+def _print_metrics(game: Game, names: Sequence[str], records: Sequence[GameRecord]) -> None:
+    """One line per agent: :func:`~tris_envs.evaluation.metrics.move_quality` over
+    ``records`` (each agent judged on the games it played)."""
+    from tris_envs.evaluation.metrics import move_quality
+
+    for name in names:
+        print(f"{name}: {move_quality(game, records, name)}")
 
 
 @contextlib.contextmanager
