@@ -18,8 +18,8 @@ DEMO_RUN := runs/demo
 
 # Trains MaskablePPO on Tant Fant for a few minutes, then scores it against the baselines.
 demo: $(STAMP)
-	$(BIN)/python training/train.py --game tant_fant --timesteps 200000 --out $(DEMO_RUN) \
-		--set eval.every=50000 --set eval.games=50
+	$(BIN)/python training/train.py --game tant_fant --timesteps 500000 --out $(DEMO_RUN) \
+		--set eval.every=250000 --set eval.games=50
 	$(BIN)/python training/evaluate.py $(DEMO_RUN)/final.zip --game tant_fant --games 200 \
 		--opponents random,greedy,solver
 	@echo "learning curve: $(DEMO_RUN)/learning_curve.png"
