@@ -419,13 +419,15 @@ def test_subproc_vec_env():
     pytest.importorskip("stable_baselines3")
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
+    # forkserver, not fork: a test before this one in the same worker may have started
+    # JAX's threads, and a forked child can deadlock on their locks
     vec_env = SubprocVecEnv([lambda: SingleAgentEnv("tris1_v0", opponent="random")] * 2,
-                            start_method="fork")
+                            start_method="forkserver")
     assert run_vec_env(vec_env, 30) >= 5
 
     # a self-play opponent swapped in through env_method: it opens in the last cell
     vec_env = SubprocVecEnv([lambda: SingleAgentEnv("tris1_v0", seat=1)] * 2,
-                            start_method="fork")
+                            start_method="forkserver")
     vec_env.env_method("set_opponent", LastLegal())
     obs = vec_env.reset()
     assert obs[:, 2, 2].tolist() == [[0, 1], [0, 1]]  # theirs
