@@ -1,6 +1,8 @@
 """The JAX games against the rules core: random games in lockstep (masks, both players'
 observations, rewards, termination, truncation, positions), every legal action's next
-position, the position bridges and Pgx's conventions."""
+position, the position bridges and Pgx's conventions. Random setups and dice are drawn on
+the JAX side; the core follows them, and each drawn position must be one the core's chance
+outcomes reach. Each game's own file (``test_jax_<game>.py``) checks the laws of its draws."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ pytest.importorskip("pgx")
 
 import jax.numpy as jnp  # noqa: E402
 
-from tris_envs.core.game import TERMINAL  # noqa: E402
+from tris_envs.core.game import CHANCE, TERMINAL  # noqa: E402
 from tris_envs.games import GAMES, make_game  # noqa: E402
 from tris_envs.jax import GAMES as JAX_GAMES  # noqa: E402
 from tris_envs.jax import from_position, make, to_position  # noqa: E402
@@ -21,8 +23,42 @@ CASES = [(name, dict(options)) for name in JAX_GAMES for options in GAMES[name].
 CASES.append(("tant_fant", {"max_moves": 12, "repetition_draw": True}))
 
 
+ONE_PER_GAME = [next(case for case in CASES if case[0] == name) for name in JAX_GAMES]
+
+
 def unbatch(state, b):
     return jax.tree_util.tree_map(lambda x: x[b], state)
+
+
+def after_chance(game, state):
+    """Every decision or finished state that chance can lead to from ``state``, by position
+    string (``{position: state}``; just ``state`` itself when it is not a chance node)."""
+    if game.current_player(state) != CHANCE:
+        return {game.to_notation(state): state}
+    reached = {}
+    for outcome, probability in game.chance_outcomes(state):
+        if probability > 0:
+            reached.update(after_chance(game, game.apply(state, outcome)))
+    return reached
+
+
+def follow(game, state, text):
+    """The core's state matching the JAX state's position ``text``, reached from ``state``
+    through chance; fails when chance cannot lead there."""
+    reached = after_chance(game, state)
+    assert text in reached, f"{text!r} is not among the outcomes {sorted(reached)}"
+    return reached[text]
+
+
+def start(env, game, states, batch):
+    """The core states of a batch of JAX start states (random setups and first rolls are
+    drawn by ``init``), each checked to be a decision or finished state."""
+    cores = []
+    for b in range(batch):
+        core = game.from_notation(to_position(env, unbatch(states, b)))
+        assert game.current_player(core) != CHANCE
+        cores.append(core)
+    return cores
 
 
 @pytest.mark.parametrize("name, options", CASES, ids=str)
@@ -32,8 +68,9 @@ def test_random_games_agree_with_the_rules_core(name, options):
     init = jax.jit(jax.vmap(env.init))
     step = jax.jit(jax.vmap(env.step))
     observe = jax.jit(jax.vmap(env.observe_for))
-    states = init(jax.random.split(jax.random.PRNGKey(0), batch))
-    cores = [game.initial_state() for _ in range(batch)]
+    key, play = jax.random.split(jax.random.PRNGKey(0))
+    states = init(jax.random.split(key, batch))
+    cores = start(env, game, states, batch)
     plies = [0] * batch
     done = [False] * batch
     while not all(done):
@@ -56,37 +93,44 @@ def test_random_games_agree_with_the_rules_core(name, options):
             for b, core in enumerate(cores):
                 assert (seen[b] == game.observation(core, seat)).all()
         actions = np.zeros(batch, np.int32)
+        moved = [None] * batch
         for b, core in enumerate(cores):
             if not done[b]:
                 actions[b] = rng.choice(game.legal_actions(core))
-                cores[b] = game.apply(core, int(actions[b]))
+                moved[b] = game.apply(core, int(actions[b]))
                 plies[b] += 1
-        states = step(states, jnp.asarray(actions))
-        for b, core in enumerate(cores):
-            expected = game.returns(core) if game.current_player(core) == TERMINAL else (0, 0)
-            if not done[b]:
-                assert tuple(np.asarray(states.rewards[b])) == expected
+        play, key = jax.random.split(play)
+        states = step(states, jnp.asarray(actions), jax.random.split(key, batch))
+        for b, after in enumerate(moved):
+            if after is not None:
+                assert tuple(np.asarray(states.rewards[b])) == game.rewards(after)
+                cores[b] = follow(game, after, to_position(env, unbatch(states, b)))
 
 
-@pytest.mark.parametrize("name, options", CASES[:3], ids=str)
+@pytest.mark.parametrize("name, options", ONE_PER_GAME, ids=str)
 def test_every_legal_action_leads_to_the_cores_next_position(name, options):
     env, game = make(name, **options), make_game(name, **options)
-    step_all = jax.jit(jax.vmap(env.step, in_axes=(None, 0)))
+    step_all = jax.jit(jax.vmap(env.step, in_axes=(None, 0, None)))
     everything = jnp.arange(game.info.num_actions, dtype=jnp.int32)
-    step, start = jax.jit(env.step), env.init(jax.random.PRNGKey(0))
+    step = jax.jit(env.step)
+    key = jax.random.PRNGKey(0)
     rng = np.random.default_rng(1)
     for _ in range(6):
-        core, state, plies = game.initial_state(), start, 0
+        key, first = jax.random.split(key)
+        state = env.init(first)
+        core, plies = start(env, game, jax.tree_util.tree_map(lambda x: x[None], state), 1)[0], 0
         while game.current_player(core) != TERMINAL and plies < 20:
             legal = game.legal_actions(core)
-            children = jax.device_get(step_all(state, everything))  # one shape, one compile
+            key, chance, move = jax.random.split(key, 3)
+            children = jax.device_get(step_all(state, everything, chance))  # one compile
             for action in legal:
-                child = game.apply(core, action)
-                assert to_position(env, unbatch(children, action)) == game.to_notation(child)
+                child = follow(game, game.apply(core, action),
+                               to_position(env, unbatch(children, action)))
                 assert bool(children.terminated[action]) == (
                     game.current_player(child) == TERMINAL)
             action = int(rng.choice(legal))
-            core, state, plies = game.apply(core, action), step(state, action), plies + 1
+            state, plies = step(state, action, move), plies + 1
+            core = follow(game, game.apply(core, action), to_position(env, state))
 
 
 @pytest.mark.parametrize("name, text", [("tris1", "XO./.X./..."), ("tris1", "XXX/OO./..."),
@@ -112,8 +156,8 @@ def test_pgx_conventions_and_bad_input():
     assert bool(lost.legal_action_mask.all())
     after = env.step(lost, 0)                         # a finished game does not change
     assert tuple(np.asarray(after.rewards)) == (0.0, 0.0) and bool(after.terminated)
-    with pytest.raises(ValueError, match="no JAX version of 'tris2'"):
-        make("tris2")
+    with pytest.raises(ValueError, match="no JAX version of 'chess'"):
+        make("chess")
     with pytest.raises(ValueError, match="stalemate"):
         make("tant_fant", stalemate="lose")
     assert set(JAX_GAMES) <= set(GAMES)

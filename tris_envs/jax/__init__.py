@@ -21,30 +21,31 @@ package imports JAX.
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Any
 
 from tris_envs.jax.base import TrisEnv, from_position, to_position
 
-GAMES = ("tris1", "tant_fant")
+_CLASSES = {
+    "tris1": "tris_envs.jax.tris1:Tris1",
+    "tant_fant": "tris_envs.jax.tant_fant:TantFant",
+}
+
+GAMES = tuple(_CLASSES)
 """The games :func:`make` builds."""
 
 
 def make(name: str, **options: Any) -> TrisEnv:
-    """The JAX environment of ``name`` (``tris1``, ``tant_fant``), with the game's options.
+    """The JAX environment of ``name`` (one of :data:`GAMES`), with the game's options.
 
     Raises:
         ValueError: a game not ported to JAX, or an option the game refuses (the rules
             core's own message).
     """
-    if name == "tris1":
-        from tris_envs.jax.tris1 import Tris1
-
-        return Tris1(**options)
-    if name == "tant_fant":
-        from tris_envs.jax.tant_fant import TantFant
-
-        return TantFant(**options)
-    raise ValueError(f"no JAX version of {name!r}; available: {', '.join(GAMES)}")
+    if name not in _CLASSES:
+        raise ValueError(f"no JAX version of {name!r}; available: {', '.join(GAMES)}")
+    module, _, cls = _CLASSES[name].partition(":")
+    return getattr(import_module(module), cls)(**options)
 
 
 __all__ = ["GAMES", "TrisEnv", "from_position", "make", "to_position"]

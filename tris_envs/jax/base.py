@@ -30,7 +30,7 @@ class TrisEnv(pgx.core.Env):
         self.game = game
 
     def _step(self, state: Any, action: Any, key: Any) -> Any:
-        state = self._play(state, action)
+        state = self._play(state, action, key)
         truncated = ~state.terminated & (state._step_count >= self.game.max_moves)
         return state.replace(truncated=truncated)
 
@@ -38,12 +38,19 @@ class TrisEnv(pgx.core.Env):
         """The observation of seat ``player`` (``observe`` gives the player to move's)."""
         return jax.lax.stop_gradient(self._observe(state, player))
 
-    def _play(self, state: Any, action: Any) -> Any:
-        """The state after the legal ``action``: board, player, mask, rewards, termination."""
+    def _play(self, state: Any, action: Any, key: Any) -> Any:
+        """The state after the legal ``action``: board, player, mask, rewards, termination.
+
+        Chance that follows the action (Tritoc's dice) is drawn with ``key`` inside the
+        step, so every state a step returns is a decision or a finished game."""
         raise NotImplementedError
 
     def from_core(self, state: Any) -> Any:
-        """The JAX state (unbatched) of a rules-core state."""
+        """The JAX state (unbatched) of a rules-core state.
+
+        Raises:
+            ValueError: a chance node (the JAX states are decisions or finished games).
+        """
         raise NotImplementedError
 
     def to_core(self, state: Any) -> Any:

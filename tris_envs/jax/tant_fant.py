@@ -73,7 +73,7 @@ class TantFant(TrisEnv):
         black = jnp.sum(jnp.where(board == 2, _BITS, 0))
         return white | black << 9 | seat << 18
 
-    def _play(self, state: State, action: Any) -> State:
+    def _play(self, state: State, action: Any, key: Any) -> State:
         player = state.current_player
         points = jnp.arange(9)          # one-hot selects: scatters and gathers are slow vmapped
         board = jnp.where(points == action // 9, jnp.int8(0), state._board)

@@ -44,7 +44,7 @@ class Tris1(TrisEnv):
     def _init(self, key: Any) -> State:
         return State()
 
-    def _play(self, state: State, action: Any) -> State:
+    def _play(self, state: State, action: Any, key: Any) -> State:
         player = state.current_player
         board = jnp.where(jnp.arange(9) == action, (player + 1).astype(jnp.int8), state._board)
         won = ((_LINE_CELLS & (board == player + 1)).sum(-1) == 3).any()   # no gather/scatter
