@@ -44,3 +44,12 @@ def test_self_play():
     pytest.importorskip("sb3_contrib")
     out = run_example("self_play.py", "--timesteps", "1024", "--rounds", "2")
     assert out.count("ppo:model vs random: ") == 2 and "after 1,024 steps" in out
+
+
+def test_jax_ppo():
+    pytest.importorskip("jax")
+    pytest.importorskip("optax")
+    out = run_example("jax_ppo.py", "--updates", "2", "--envs", "16", "--steps", "8",
+                      "--games", "4")
+    assert "trained 256 plies in " in out and "| solver | 4 |" in out
+    assert "target met: " in out or "target missed: " in out
