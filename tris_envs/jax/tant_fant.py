@@ -15,7 +15,11 @@ from tris_envs.games.tant_fant import TantFantState as CoreState
 from tris_envs.jax.base import TrisEnv, seat_rewards
 
 _LINE_MASKS = jnp.array([sum(1 << p for p in line) for line in LINES], dtype=jnp.int32)
-_ADJACENT = jnp.array([[q in NEIGHBOURS[p] for q in range(9)] for p in range(9)])
+_FROM = jnp.array([1 << a // 9 if a % 9 in NEIGHBOURS[a // 9] else 0 for a in range(81)],
+                  dtype=jnp.int32)
+"""Per action (from-point * 9 + to-point): the from-point's bit, 0 where the points are not
+adjacent."""
+_TO = jnp.array([1 << a % 9 for a in range(81)], dtype=jnp.int32)
 _BASE = jnp.array([[BASE_RANK[seat] >> p & 1 for p in range(9)] for seat in (0, 1)],
                   dtype=jnp.int8)
 _BITS = jnp.int32(1) << jnp.arange(9, dtype=jnp.int32)
@@ -65,9 +69,8 @@ class TantFant(TrisEnv):
         return self._start
 
     def _legal(self, pieces: Any, seat: Any) -> Any:
-        own = (jnp.where(seat == 0, pieces[0], pieces[1]) & _BITS) != 0
-        empty = ((pieces[0] | pieces[1]) & _BITS) == 0
-        return (own[:, None] & _ADJACENT & empty[None, :]).reshape(81)
+        own = jnp.where(seat == 0, pieces[0], pieces[1])
+        return ((own & _FROM) != 0) & (((pieces[0] | pieces[1]) & _TO) == 0)
 
     def _play(self, state: State, action: Any, key: Any) -> State:
         player = state.current_player
