@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 
 from tris_envs.agents import GreedyAgent, RandomAgent, make_agent
-from tris_envs.evaluation.metrics import is_blunder, is_missed_win, move_quality
+from tris_envs.evaluation.metrics import (
+    is_blunder,
+    is_missed_win,
+    move_qualities,
+    move_quality,
+)
 from tris_envs.evaluation.records import play_recorded
 from tris_envs.games import make_game
 
@@ -41,6 +46,8 @@ def test_move_quality_over_records_separates_greedy_from_random():
     records = [play_recorded(game, [GreedyAgent(rng), RandomAgent(rng)], rng, max_moves=60)
                for _ in range(6)]
     greedy, random_ = (move_quality(game, records, name) for name in ("greedy", "random"))
+    assert move_qualities(game, records, ["random", "greedy"]) == {"random": random_,
+                                                                    "greedy": greedy}
     assert greedy.moves > 0 and greedy.blunders == 0 and greedy.missed_wins == 0
     assert random_.blunders > 0 and 0 < random_.blunder_rate < 1
     both = greedy.add(random_)

@@ -248,10 +248,10 @@ def _game_for_metrics(args: argparse.Namespace) -> Game:
 def _print_metrics(game: Game, names: Sequence[str], records: Sequence[GameRecord]) -> None:
     """One line per agent: :func:`~tris_envs.evaluation.metrics.move_quality` over
     ``records`` (each agent judged on the games it played)."""
-    from tris_envs.evaluation.metrics import move_quality
+    from tris_envs.evaluation.metrics import move_qualities
 
-    for name in names:
-        print(f"{name}: {move_quality(game, records, name)}")
+    for name, quality in move_qualities(game, records, names).items():
+        print(f"{name}: {quality}")
 
 
 @contextlib.contextmanager

@@ -100,16 +100,29 @@ def move_quality(game: Game, records: Iterable[GameRecord], player: str) -> Move
     Raises:
         ValueError: the game has chance nodes.
     """
+    return move_qualities(game, records, [player])[player]
+
+
+def move_qualities(game: Game, records: Iterable[GameRecord],
+                   players: Iterable[str]) -> dict[str, MoveQuality]:
+    """:func:`move_quality` of each of ``players`` in one pass over ``records`` (each
+    position judged once: with random boards, such as Doppia scelta's, the solver's work
+    is per game).
+
+    Raises:
+        ValueError: the game has chance nodes.
+    """
     _check_deterministic(game)
     from tris_envs.agents.solver_agent import solution_for
     from tris_envs.games import GAMES
 
     solvable = GAMES[game.info.name].solvable
-    quality = MoveQuality()
+    qualities = {player: MoveQuality() for player in players}
     for record in records:
         state = game.from_notation(record.start)
         for actor, action in record.moves:
-            if actor >= 0 and record.players[actor] == player:
+            quality = qualities.get(record.players[actor]) if actor >= 0 else None
+            if quality is not None:
                 quality.moves += 1
                 quality.blunders += is_blunder(game, state, action)
                 quality.missed_wins += is_missed_win(game, state, action)
@@ -122,7 +135,7 @@ def move_quality(game: Game, records: Iterable[GameRecord], player: str) -> Move
                         quality.judged += 1
                         quality.value_kept += action in solution.optimal_actions(lookup)
             state = game.apply(state, action)
-    return quality
+    return qualities
 
 
 def _check_deterministic(game: Game) -> None:
