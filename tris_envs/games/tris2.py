@@ -88,7 +88,6 @@ def _valid_setup_tops() -> np.ndarray:
 SETUP_TOPS = _valid_setup_tops()
 
 
-
 def _planes() -> np.ndarray:
     """Observation channels of each board byte (0 empty, ``1 + k`` orientation ``k``)."""
     planes = np.zeros((7, 11), dtype=np.int8)
@@ -100,7 +99,9 @@ def _planes() -> np.ndarray:
     return planes
 
 
-_PLANES = _planes()
+PLANES = _planes()
+"""Observation channels (``int8[7, 11]``) of each board byte: the table both the rules
+core and :mod:`tris_envs.jax.tris2` read."""
 
 
 class Tris2State(NamedTuple):
@@ -408,7 +409,7 @@ class Tris2(Game[Tris2State]):
     def observation(self, state: Tris2State, player: int) -> np.ndarray:
         """Planes on the frame: occupied; top X, O, /; north-south X, O, /; east-west X,
         O, /; the die moved last. The same for both players (nobody owns a symbol)."""
-        obs = _PLANES.take(np.frombuffer(state.board, dtype=np.uint8), axis=0)
+        obs = PLANES.take(np.frombuffer(state.board, dtype=np.uint8), axis=0)
         if state.last >= 0:
             obs[state.last >> 2, LAST_PLANE] = 1
         return obs.reshape(OBSERVATION_SHAPE)

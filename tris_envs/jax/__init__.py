@@ -14,7 +14,7 @@ Differences from the PettingZoo environments, all Pgx conventions: seat 0 moves 
 player (the core raises ``IllegalActionError``); after the end ``legal_action_mask`` is
 all ones and further steps change nothing.
 
-Games: Tris 1 and Tant Fant (every option). Tris 2, Doppia scelta and Tritoc are not
+Games: Tris 1, Tris 2 and Tant Fant (every option). Doppia scelta and Tritoc are not
 ported yet (docs/jax.md). Needs ``pip install "tris_envs[jax]"``; nothing else in the
 package imports JAX.
 """
@@ -28,6 +28,7 @@ from tris_envs.jax.base import TrisEnv, from_position, to_position
 
 _CLASSES = {
     "tris1": "tris_envs.jax.tris1:Tris1",
+    "tris2": "tris_envs.jax.tris2:Tris2",
     "tant_fant": "tris_envs.jax.tant_fant:TantFant",
 }
 

@@ -1,0 +1,341 @@
+"""Tris 2 as pure JAX functions, every option of the rules core; see :mod:`tris_envs.jax`.
+
+The nine dice are kept as lists (frame row, column and orientation code per die) beside
+a grid of which die stands where: who touches whom is a 9-bit mask per die, connectivity a
+closure on nine nodes, a line a test of the 16 cells around the rolled die, and re-anchoring
+the frame after a roll subtracts the smallest row and column.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from pgx._src.struct import dataclass
+
+from tris_envs.games.tris2 import (
+    LAST_PLANE,
+    NUM_ACTIONS,
+    NUM_DICE,
+    ONGOING,
+    PLACEMENT_BASE,
+    PLANES,
+    SETUP_TOPS,
+)
+from tris_envs.games.tris2 import Tris2 as CoreTris2
+from tris_envs.games.tris2 import Tris2State as CoreState
+from tris_envs.games.tris2_moves import (
+    BLOCK_F,
+    BLOCK_LINES,
+    CELL_P,
+    COL_STEP,
+    DIRECTIONS,
+    FRAME,
+    ORIENTATIONS,
+    ROLL,
+    ROW_STEP,
+)
+from tris_envs.jax.base import TrisEnv, seat_rewards
+
+_DICE = jnp.arange(NUM_DICE)
+_BIT = jnp.int32(1) << _DICE
+_ALL = (1 << NUM_DICE) - 1
+_SLOTS = jnp.arange(3) * NUM_DICE
+_SPREAD = sum(1 << slot for slot in range(0, 3 * NUM_DICE, NUM_DICE))
+"""Bit 0 of each 9-bit slot of a word; times ``_ALL``, a bit of each slot fills its slot."""
+_SELF = jnp.eye(NUM_DICE, dtype=jnp.bool_)
+_DR = jnp.array(ROW_STEP, dtype=jnp.int8)
+_DC = jnp.array(COL_STEP, dtype=jnp.int8)
+_CODES = jnp.arange(1 + len(ORIENTATIONS))
+_ROLLED = jnp.array([[0] * 4] + [[1 + k for k in rolled] for rolled in ROLL], dtype=jnp.int8)
+"""Board code (0 empty, ``1 + k``) after a roll in each direction."""
+_DIE_PLANES = jnp.asarray(PLANES[:, :LAST_PLANE])
+_FRAME_CELLS = jnp.arange(FRAME * FRAME)
+_BLOCK_ROWS = jnp.array([f // FRAME for f in BLOCK_F], dtype=jnp.int8)
+_BLOCK_COLS = jnp.array([f % FRAME for f in BLOCK_F], dtype=jnp.int8)
+_BLOCK_LINES = jnp.array([[[others >> CELL_P[f] & 1 for f in BLOCK_F] for others in lines]
+                          + [[0] * NUM_DICE] * (4 - len(lines)) for _, lines in BLOCK_LINES],
+                         dtype=jnp.bool_)
+"""``[cell, line, other]``: the other two cells of each line of the block through a cell
+(padded to four lines with empty ones)."""
+_AXES = ((0, 1), (1, 0), (1, 1), (1, -1))
+_OFFSET_R = jnp.array([m * dr for dr, _ in _AXES for m in (-2, -1, 1, 2)], dtype=jnp.int8)
+_OFFSET_C = jnp.array([m * dc for _, dc in _AXES for m in (-2, -1, 1, 2)], dtype=jnp.int8)
+"""Offsets from a die to the cells that can complete a line through it: per axis, two
+steps back, one back, one on, two on."""
+_SETUP_TOPS = jnp.asarray((SETUP_TOPS.astype(np.int32) << 2 * np.arange(NUM_DICE)).sum(-1))
+"""The allowed top patterns of a random block, two bits per cell."""
+
+
+@dataclass
+class State:
+    """Pgx's fields; per die its frame row and column and its board code (0 not placed yet,
+    ``1 + k`` orientation ``k``; during the placement setup die ``i`` is block cell ``i``);
+    the die moved last and its direction (``-1`` before the first roll); per frame cell
+    ``1 +`` the index of the die on it, or 0."""
+
+    current_player: Any = jnp.int32(0)
+    observation: Any = jnp.zeros((FRAME, FRAME, 11), dtype=jnp.int8)
+    rewards: Any = jnp.zeros(2, dtype=jnp.float32)
+    terminated: Any = jnp.bool_(False)
+    truncated: Any = jnp.bool_(False)
+    legal_action_mask: Any = jnp.zeros(NUM_ACTIONS, dtype=jnp.bool_)
+    _step_count: Any = jnp.int32(0)
+    _rows: Any = _BLOCK_ROWS
+    _cols: Any = _BLOCK_COLS
+    _codes: Any = jnp.zeros(NUM_DICE, dtype=jnp.int8)
+    _last_die: Any = jnp.int8(-1)
+    _last_dir: Any = jnp.int8(0)
+    _grid: Any = jnp.zeros(FRAME * FRAME, dtype=jnp.int8)
+
+    @property
+    def env_id(self) -> str:
+        return "tris2"
+
+
+def _tops(codes: Any) -> Any:
+    """Top symbol index (0 X, 1 O, 2 /) of each code; -1 for no die."""
+    return jnp.where(codes > 0, (codes - 1) >> 1, -1)
+
+
+def _grid(rows: Any, cols: Any, codes: Any) -> Any:
+    """Per frame cell, ``1 +`` the index of the die on it, or 0."""
+    at = ((rows * FRAME + cols)[None, :] == _FRAME_CELLS[:, None]) & (codes > 0)
+    return jnp.sum(jnp.where(at, _DICE + 1, 0), -1).astype(jnp.int8)
+
+
+def _bits(cells: Any) -> Any:
+    """Boolean ``[..., die]`` as 9-bit masks (bit ``j`` for die ``j``)."""
+    return jnp.sum(jnp.where(cells, _BIT, 0), -1)
+
+
+def _packed(masks: Any) -> Any:
+    """``[die, ...]`` 9-bit masks as ``[word, ...]``: dice ``3w .. 3w+2`` in the three 9-bit
+    slots of word ``w``."""
+    slots = _SLOTS.reshape((1, 3) + (1,) * (masks.ndim - 1))
+    return jnp.sum(masks.reshape((3, 3) + masks.shape[1:]) << slots, 1)
+
+
+def _union(chosen: Any, masks: Any) -> Any:
+    """Slot by slot, the union of ``masks[..., a]`` over the dice ``a`` set in ``chosen``
+    (both packed)."""
+    spread = ((chosen[..., None] >> _DICE) & _SPREAD) * _ALL    # a bit of a slot fills it
+    return jnp.bitwise_or.reduce(spread & masks, axis=-1)
+
+
+def _connected_rolls(rows: Any, cols: Any) -> Any:
+    """``[die, direction]``: the roll goes to an empty cell and keeps all dice in contact.
+
+    Without die ``i`` the others fall into groups: the closure of the contact masks, three
+    such graphs per ``int32``, squared three times (paths of up to 8 contacts). The roll is
+    legal iff its target touches every group."""
+    offsets = jnp.arange(-2, 3, dtype=jnp.int8)[:, None, None]
+    dy = _bits(rows - rows[:, None] == offsets)     # [k, i]: the dice k - 2 rows south of i
+    dx = _bits(cols - cols[:, None] == offsets)     # [k, i]: the dice k - 2 columns east of i
+    north, level, south = dy[0] | dy[1] | dy[2], dy[1] | dy[2] | dy[3], dy[2] | dy[3] | dy[4]
+    west, column, east = dx[0] | dx[1] | dx[2], dx[1] | dx[2] | dx[3], dx[2] | dx[3] | dx[4]
+    touch = jnp.stack([north & column, level & east, south & column, level & west], -1)
+    occupied = jnp.stack([dy[1] & dx[2], dy[2] & dx[3], dy[3] & dx[2], dy[2] & dx[1]], -1) != 0
+    reach = _packed(jnp.where(_SELF, _BIT, level & column & ~_BIT[:, None]))   # [word, die]
+    for _ in range(3):
+        reach = _union(reach, reach[:, None, :])
+    covered = _union(_packed(touch | _BIT[:, None]), reach[:, None, :])   # [word, d]
+    linked = ((covered[:, None, :] >> _SLOTS[:, None]) & _ALL) == _ALL
+    return ~occupied & linked.reshape(NUM_DICE, 4)
+
+
+class Tris2(TrisEnv):
+    """Tris 2 with the rules core's options (``setup``, ``max_side``, ``fair``,
+    ``max_moves``): static, checked by the core."""
+
+    def __init__(self, **options: Any) -> None:
+        core = CoreTris2(**options)
+        super().__init__(core)
+        self._core = core
+        self._placement = core.setup == "placement"
+        grid = np.zeros(FRAME * FRAME, np.int8)
+        grid[list(BLOCK_F)] = np.arange(1, NUM_DICE + 1)
+        self._block_grid = jnp.asarray(grid)
+        block = core.make_state(bytes(grid > 0), (sum(1 << CELL_P[f] for f in BLOCK_F), 0, 0),
+                                3, 3, 0, -1)                # the rolls depend on geometry alone
+        self._block_mask = jnp.asarray(core.legal_mask(block), dtype=jnp.bool_)
+        if core.fair:
+            self._opening_rolls = self._openings()
+
+    # ----- rules ---------------------------------------------------------------------
+    def _rolls(self, rows: Any, cols: Any) -> Any:
+        """``[die, direction]``: legal rolls before the undo rule (contact, ``max_side``)."""
+        legal = _connected_rolls(rows, cols)
+        limit = self._core.side_limit
+        if limit < FRAME:
+            top, bottom, left, right = rows.min(), rows.max(), cols.min(), cols.max()
+            target_r, target_c = rows[:, None] + _DR, cols[:, None] + _DC
+            legal &= ~((bottom - top + 1 >= limit) & ((target_r < top) | (target_r > bottom)))
+            legal &= ~((right - left + 1 >= limit) & ((target_c < left) | (target_c > right)))
+        return legal
+
+    def _roll_mask(self, rows: Any, cols: Any, grid: Any, last_die: Any, last_dir: Any) -> Any:
+        """The action mask of the legal rolls (the frame anchored at row 0, column 0)."""
+        undo = (_DICE == last_die)[:, None] & (jnp.arange(4) == (last_dir ^ 2))
+        legal = self._rolls(rows, cols) & ~undo
+        directions = jnp.sum(jnp.where(legal, 1 << jnp.arange(4), 0), -1)   # per die, as bits
+        # placements take the actions of cells 81.. (empty): padding the grid, not the mask,
+        # keeps it one fused loop
+        grid = jnp.pad(grid, (0, -(-NUM_ACTIONS // 4) - FRAME * FRAME))
+        cells = jnp.concatenate([jnp.zeros(1, directions.dtype), directions])[grid]
+        return ((cells[:, None] >> jnp.arange(4)) & 1 == 1).reshape(-1)[:NUM_ACTIONS]
+
+    @staticmethod
+    def _placement_mask(codes: Any) -> Any:
+        """The action mask of the legal placements: an empty block cell, a top symbol that
+        makes no line."""
+        tops = _tops(codes)
+        lines = (_BLOCK_LINES[None] & (tops == jnp.arange(3)[:, None])[:, None, None]).sum(-1)
+        legal = (codes == 0)[None] & ~(lines == 2).any(-1)                 # [top, cell]
+        legal = jnp.repeat(legal.T, 2, axis=1).reshape(-1)
+        return jnp.concatenate([jnp.zeros(PLACEMENT_BASE, dtype=jnp.bool_), legal])
+
+    @staticmethod
+    def _roll(rows: Any, cols: Any, codes: Any, die: Any, d: Any) -> tuple[Any, Any, Any, Any]:
+        """The dice after die ``die`` (one-hot) rolls in direction ``d``, not re-anchored,
+        and whether the roll makes a line."""
+        step = jnp.arange(4) == d
+        row = jnp.sum(jnp.where(die, rows, 0)) + jnp.sum(jnp.where(step, _DR, 0))
+        col = jnp.sum(jnp.where(die, cols, 0)) + jnp.sum(jnp.where(step, _DC, 0))
+        code = jnp.sum(jnp.where(die, codes, 0))
+        code = jnp.sum(jnp.where((_CODES == code)[:, None] & step, _ROLLED, 0)).astype(jnp.int8)
+        rows = jnp.where(die, row.astype(jnp.int8), rows)
+        cols = jnp.where(die, col.astype(jnp.int8), cols)
+        codes = jnp.where(die, code, codes)
+        same = (_tops(codes) == (code - 1) >> 1) & ~die
+        near = ((rows - row == _OFFSET_R[:, None]) & (cols - col == _OFFSET_C[:, None])
+                & same).any(-1).reshape(4, 4)
+        won = (near[:, 1] & (near[:, 0] | near[:, 2]) | near[:, 2] & near[:, 3]).any()
+        return rows, cols, codes, won
+
+    def _openings(self) -> tuple[np.ndarray, np.ndarray]:
+        """The legal first rolls from the block (``die*4 + direction``) and every legal
+        answer to each, as rows ``[first die, direction, second die, direction]`` (the
+        start's geometry is fixed)."""
+
+        def answers(die: Any, d: Any) -> Any:
+            one = _DICE == die
+            rows, cols, _, _ = self._roll(_BLOCK_ROWS, _BLOCK_COLS, jnp.ones(NUM_DICE, jnp.int8),
+                                          one, d)
+            return self._rolls(rows, cols) & ~(one[:, None] & (jnp.arange(4) == d ^ 2))
+
+        first = np.asarray(self._block_mask[:PLACEMENT_BASE]).reshape(-1, 4)[BLOCK_F, :]
+        dice, directions = np.nonzero(first)
+        replies = np.asarray(jax.jit(jax.vmap(answers))(dice, directions))
+        pairs = [(i, d, j, e) for i, d, reply in zip(dice, directions, replies)
+                 for j, e in zip(*np.nonzero(reply))]
+        return dice * 4 + directions, np.array(pairs, dtype=np.int32).reshape(-1, 4)
+
+    def _fair(self, codes: Any) -> Any:
+        """Whether the random block ``codes`` gives the first player a roll after which the
+        second cannot win at once (``fair=True`` redraws the others)."""
+        first, pairs = self._opening_rolls
+        if not first.size:                                  # max_side=3: no roll at all
+            return jnp.bool_(True)
+
+        def opening(i: Any, d: Any, j: Any, e: Any) -> tuple[Any, Any]:
+            rows, cols, after, won = self._roll(_BLOCK_ROWS, _BLOCK_COLS, codes, _DICE == i, d)
+            return won, self._roll(rows, cols, after, _DICE == j, e)[3]
+
+        won, answered = jax.vmap(opening)(*pairs.T)
+        of_roll = jnp.asarray(pairs[:, 0] * 4 + pairs[:, 1] == first[:, None])  # [first, pair]
+        return ~(of_roll & answered & ~won).any(-1).all()
+
+    def _draw_setup(self, key: Any) -> Any:
+        """Board codes of a random block by the seeds' rule (no line, no first-move win)."""
+        # one draw of two words (randint draws twice as much); the modulo's bias is < 3e-7
+        pattern, hidden = jax.random.bits(key, (2,))
+        tops = (_SETUP_TOPS[pattern % len(SETUP_TOPS)] >> 2 * _DICE) & 3
+        hidden = hidden.astype(jnp.int32)
+        return (1 + 2 * tops + ((hidden >> _DICE) & 1)).astype(jnp.int8)
+
+    def _init(self, key: Any) -> State:
+        if self._placement:
+            return State(legal_action_mask=self._placement_mask(jnp.zeros(NUM_DICE, jnp.int8)))
+        if self._core.fair:
+            def redraw(carry: tuple[Any, Any]) -> tuple[Any, Any]:
+                key, draw = jax.random.split(carry[0])
+                return key, self._draw_setup(draw)
+
+            codes = jax.lax.while_loop(lambda carry: ~self._fair(carry[1]), redraw,
+                                       redraw((key, None)))[1]
+        else:
+            codes = self._draw_setup(key)
+        stuck = ~self._block_mask.any()           # max_side=3: no roll leaves the block
+        return State(_codes=codes, _grid=self._block_grid,
+                     legal_action_mask=self._block_mask | stuck, terminated=stuck)
+
+    def _play(self, state: State, action: Any, key: Any) -> State:
+        player, action = state.current_player, jnp.asarray(action, dtype=jnp.int32)
+        d = action % 4
+        die = state._rows * FRAME + state._cols == action // 4
+        rows, cols, codes, won = self._roll(state._rows, state._cols, state._codes, die, d)
+        rows, cols = rows - rows.min(), cols - cols.min()
+        last_die = jnp.sum(jnp.where(die, _DICE, 0)).astype(jnp.int8)
+        last_dir = d.astype(jnp.int8)
+        if self._placement:
+            placed = action - PLACEMENT_BASE
+            placing = placed >= 0
+            codes = jnp.where(placing & (_DICE == placed // 6), (1 + placed % 6).astype(jnp.int8),
+                              codes)
+            rows = jnp.where(placing, _BLOCK_ROWS, rows)
+            cols = jnp.where(placing, _BLOCK_COLS, cols)
+            won &= ~placing
+            last_die = jnp.where(placing, jnp.int8(-1), last_die)
+            last_dir = jnp.where(placing, jnp.int8(0), last_dir)
+        grid = _grid(rows, cols, codes)
+        mask = self._roll_mask(rows, cols, grid, last_die, last_dir)
+        if self._placement:
+            mask = jnp.where(placing & (codes == 0).any(), self._placement_mask(codes), mask)
+        return state.replace(current_player=1 - player, _rows=rows, _cols=cols, _codes=codes,
+                             _last_die=last_die, _last_dir=last_dir, _grid=grid,
+                             legal_action_mask=mask,
+                             terminated=won | ~mask.any(),
+                             rewards=seat_rewards(jnp.where(won, player, -1)))
+
+    # ----- views and bridges -----------------------------------------------------------
+    def _observe(self, state: State, player_id: Any) -> Any:
+        last = (_DICE == state._last_die).astype(jnp.int8)[:, None]
+        dice = jnp.concatenate([_DIE_PLANES[state._codes], last], axis=1)
+        planes = jnp.concatenate([jnp.zeros((1, 11), jnp.int8), dice])[state._grid]
+        return planes.reshape(FRAME, FRAME, 11)
+
+    def from_core(self, state: CoreState) -> State:
+        board = np.frombuffer(state.board, dtype=np.uint8)
+        cells = np.array(BLOCK_F) if state.placing else np.flatnonzero(board)
+        last_die, last_dir = -1, 0
+        if state.last >= 0:
+            last_die, last_dir = int(np.flatnonzero(cells == state.last >> 2)[0]), state.last & 3
+        codes = board[cells]
+        grid = np.zeros(FRAME * FRAME, np.int8)
+        grid[cells[codes > 0]] = np.flatnonzero(codes) + 1
+        over = state.result != ONGOING
+        return State(current_player=jnp.int32(state.to_move),
+                     _rows=jnp.asarray(cells // FRAME, dtype=jnp.int8),
+                     _cols=jnp.asarray(cells % FRAME, dtype=jnp.int8),
+                     _codes=jnp.asarray(codes, dtype=jnp.int8), _last_die=jnp.int8(last_die),
+                     _last_dir=jnp.int8(last_dir), _grid=jnp.asarray(grid),
+                     terminated=jnp.bool_(over),
+                     legal_action_mask=jnp.asarray(self._core.legal_mask(state) | over,
+                                                   dtype=jnp.bool_))
+
+    def to_core(self, state: State) -> CoreState:
+        rows, cols = np.asarray(state._rows), np.asarray(state._cols)
+        codes, last_die = np.asarray(state._codes), int(state._last_die)
+        size = 3 if (codes == 0).any() else None
+        height, width = size or int(rows.max()) + 1, size or int(cols.max()) + 1
+        grid = [["..."] * width for _ in range(height)]
+        for r, c, code in zip(rows, cols, codes):
+            if code:
+                grid[r][c] = ORIENTATIONS[code - 1]
+        last = "-" if last_die < 0 else (
+            f"{rows[last_die]},{cols[last_die]},{DIRECTIONS[int(state._last_dir)]}")
+        board = "|".join("".join(row) for row in grid)
+        return self._core.from_notation(f"{board} {int(state.current_player)} {last}")
