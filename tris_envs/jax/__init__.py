@@ -14,8 +14,8 @@ Differences from the PettingZoo environments, all Pgx conventions: seat 0 moves 
 player (the core raises ``IllegalActionError``); after the end ``legal_action_mask`` is
 all ones and further steps change nothing.
 
-Games: Tris 1, Tris 2 and Tant Fant (every option). Doppia scelta and Tritoc are not
-ported yet (docs/jax.md). Needs ``pip install "tris_envs[jax]"``; nothing else in the
+Games: Tris 1, Tris 2, Tant Fant and Doppia scelta (every option but Doppia scelta's
+``fair=True``). Tritoc is not ported yet (docs/jax.md). Needs ``pip install "tris_envs[jax]"``; nothing else in the
 package imports JAX.
 """
 
@@ -30,6 +30,7 @@ _CLASSES = {
     "tris1": "tris_envs.jax.tris1:Tris1",
     "tris2": "tris_envs.jax.tris2:Tris2",
     "tant_fant": "tris_envs.jax.tant_fant:TantFant",
+    "doppia_scelta": "tris_envs.jax.doppia_scelta:DoppiaScelta",
 }
 
 GAMES = tuple(_CLASSES)
