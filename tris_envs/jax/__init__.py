@@ -14,9 +14,12 @@ Differences from the PettingZoo environments, all Pgx conventions: seat 0 moves 
 player (the core raises ``IllegalActionError``); after the end ``legal_action_mask`` is
 all ones and further steps change nothing.
 
-Games: Tris 1, Tris 2, Tant Fant and Doppia scelta (every option but Doppia scelta's
-``fair=True``). Tritoc is not ported yet (docs/jax.md). Needs ``pip install "tris_envs[jax]"``; nothing else in the
-package imports JAX.
+Games: all five (:data:`GAMES`), every option of the rules core except Doppia scelta's
+``fair=True`` (it needs the exact solver for every board drawn). Chance is drawn inside
+``init`` and ``step`` from their keys: random setups, Tritoc's dice (the next player's roll,
+automatic rerolls folded into one draw), so every state a step returns is a decision or a
+finished game; Tritoc's ``step`` needs its key. Needs ``pip install "tris_envs[jax]"``;
+nothing else in the package imports JAX.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ _CLASSES = {
     "tris2": "tris_envs.jax.tris2:Tris2",
     "tant_fant": "tris_envs.jax.tant_fant:TantFant",
     "doppia_scelta": "tris_envs.jax.doppia_scelta:DoppiaScelta",
+    "tritoc": "tris_envs.jax.tritoc:Tritoc",
 }
 
 GAMES = tuple(_CLASSES)

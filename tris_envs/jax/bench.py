@@ -50,7 +50,8 @@ def uniform_legal(key: Any, mask: Any) -> Any:
 
 def random_play(env: Any, batch: int, length: int) -> Callable[[Any, Any], Any]:
     """A compiled ``(state, key) -> (state, key)`` playing ``length`` uniformly random
-    legal steps in each of ``batch`` games, restarting every game that ends."""
+    legal steps in each of ``batch`` games, restarting every game that ends. Every step
+    gets a key per game (Tritoc rolls the next player's dice inside ``step``)."""
     init, step = jax.vmap(env.init), jax.vmap(env.step)
 
     def restart(done: Any, fresh: Any, state: Any) -> Any:
@@ -60,8 +61,9 @@ def random_play(env: Any, batch: int, length: int) -> Callable[[Any, Any], Any]:
 
     def one_step(carry: tuple[Any, Any], _: Any) -> tuple[tuple[Any, Any], None]:
         state, key = carry
-        key, choose, again = jax.random.split(key, 3)
-        state = step(state, uniform_legal(choose, state.legal_action_mask))
+        key, choose, chance, again = jax.random.split(key, 4)
+        state = step(state, uniform_legal(choose, state.legal_action_mask),
+                     jax.random.split(chance, batch))
         fresh = init(jax.random.split(again, batch))
         return (restart(state.terminated | state.truncated, fresh, state), key), None
 

@@ -1,0 +1,253 @@
+"""Tritoc as pure JAX functions, every option of the rules core; see :mod:`tris_envs.jax`.
+
+Hole sets are three 27-bit words, one per band of three fields (rows ``3w .. 3w+2``): hole
+``h`` is bit ``h % 27`` of word ``h // 27``, so the row-major holes are the words' bits in
+order, and the lines inside a field are the same 24 masks in every word. The dice are
+rolled inside ``init`` and ``step`` for the player to move: one draw per turn from the law of
+:meth:`~tris_envs.games.tritoc.Tritoc.chance_outcomes` (the automatic rerolls folded in),
+computed from the sums the position lets that player play.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from pgx._src.struct import dataclass
+
+from tris_envs.games.tritoc import (
+    BLACK,
+    DICE_WEIGHTS,
+    DRAW,
+    DRAW_PASSES,
+    FIELD_LINE_MASKS,
+    FIELD_MASKS,
+    FIELD_POINTS,
+    HOLE_LINE_MASKS,
+    MUST_PASS,
+    NO_ROLL,
+    ONGOING,
+    ORDERED,
+    ORDERED_FIELD,
+    PENDING,
+    SUMS,
+    WHITE,
+    WIN_POINTS,
+    Layout,
+    has_field_line,
+)
+from tris_envs.games.tritoc import Tritoc as CoreTritoc
+from tris_envs.games.tritoc import TritocState as CoreState
+from tris_envs.jax.base import TrisEnv, seat_rewards
+
+_WORD = 27
+_FULL = (1 << _WORD) - 1
+_NUMBERS = tuple(sorted(ORDERED_FIELD))
+_NUMBER_AXIS = jnp.array(_NUMBERS, dtype=jnp.int8)
+_SUMS = jnp.array(SUMS, dtype=jnp.int8)
+_BITS = jnp.arange(_WORD, dtype=jnp.uint32)
+_BLOCKS = jnp.array(FIELD_MASKS[:3], dtype=jnp.uint32)
+"""The holes of the three fields of a band, as a word."""
+_HOLE_LINES = jnp.array([m for f in range(3) for m in HOLE_LINE_MASKS[f]], dtype=jnp.uint32)
+"""The 8 lines of each field of a band (field-major), as words."""
+_FIELD_LINES = jnp.array(FIELD_LINE_MASKS, dtype=jnp.int32)
+_CHANNELS = np.arange(24)
+_STONE_PLANES, _NUMBER_PLANES, _FIELD_PLANES, _ROLL_PLANES = (
+    jnp.array(np.where((_CHANNELS >= first) & (_CHANNELS < first + len(codes)),
+                       np.array(codes)[np.clip(_CHANNELS - first, 0, len(codes) - 1)], -100),
+              dtype=jnp.int8)
+    for first, codes in ((0, (1, 2)), (2, _NUMBERS), (11, (1, 2)), (13, SUMS)))
+"""Per observation channel, the value that sets it: of the hole's stone (1 mine, 2 theirs),
+its number, its field's conqueror (1 me, 2 them) and the roll; -100 where none does."""
+_UPPER = jnp.triu(jnp.ones((len(SUMS), len(SUMS)), jnp.float32))
+"""``weights @ _UPPER``: the running sums of per-sum weights."""
+
+
+def _words(holes: int) -> np.ndarray:
+    """An 81-bit hole mask as three words."""
+    return np.array([holes >> _WORD * w & _FULL for w in range(3)], np.uint32)
+
+
+def _number_masks(layout: Layout) -> np.ndarray:
+    """``[number - 3, word]``: the holes of each number."""
+    return np.stack([_words(layout.masks[n]) for n in _NUMBERS])
+
+
+def _expand(words: Any) -> Any:
+    """``[..., 3]`` words as ``[..., 81]`` booleans, row-major holes."""
+    bits = (words[..., None] >> _BITS) & 1
+    return bits.reshape(words.shape[:-1] + (81,)).astype(jnp.bool_)
+
+
+def _field_holes(fields: Any) -> Any:
+    """The holes (three words) of the fields in a 9-bit mask."""
+    chosen = ((fields >> jnp.arange(9)) & 1).reshape(3, 3) == 1
+    return jnp.where(chosen, _BLOCKS, jnp.uint32(0)).sum(-1, dtype=jnp.uint32)
+
+
+@dataclass
+class State:
+    """Pgx's fields; per seat its stones (three words, conquered fields included) and its
+    conquered fields (9-bit mask, bit ``f`` = field ``f``); the roll to play (2-12,
+    :data:`MUST_PASS`, or :data:`NO_ROLL` once the game is over); the consecutive passes;
+    the layout as the number of each hole and as the holes of each number 3-11 (three words
+    each)."""
+
+    current_player: Any = jnp.int32(0)
+    observation: Any = jnp.zeros((9, 9, 24), dtype=jnp.int8)
+    rewards: Any = jnp.zeros(2, dtype=jnp.float32)
+    terminated: Any = jnp.bool_(False)
+    truncated: Any = jnp.bool_(False)
+    legal_action_mask: Any = jnp.zeros(82, dtype=jnp.bool_)
+    _step_count: Any = jnp.int32(0)
+    _stones: Any = jnp.zeros((2, 3), dtype=jnp.uint32)
+    _fields: Any = jnp.zeros(2, dtype=jnp.int32)
+    _roll: Any = jnp.int8(NO_ROLL)
+    _passes: Any = jnp.int8(0)
+    _numbers: Any = jnp.asarray(ORDERED.numbers, dtype=jnp.int8)
+    _layout: Any = jnp.asarray(_number_masks(ORDERED))
+
+    @property
+    def env_id(self) -> str:
+        return "tritoc"
+
+
+class Tritoc(TrisEnv):
+    """Tritoc with the rules core's options (``layout``, ``dice``, ``max_rerolls``,
+    ``reward``, ``max_moves``): static, checked by the core. ``step`` needs a key (the next
+    player's dice are rolled in it)."""
+
+    def __init__(self, **options: Any) -> None:
+        core = CoreTritoc(**options)
+        super().__init__(core)
+        weights = DICE_WEIGHTS[core.dice]
+        denominator = math.lcm(*(w.denominator for w in weights.values()))
+        self._weights = jnp.array([int(weights[s] * denominator) for s in SUMS], jnp.float32)
+        self._denominator = float(denominator)
+        self._tries = core.max_rerolls + 1
+        self._points = core.reward == "points"
+        self._layout: tuple[Any, Any] | None = None
+        if core.layout != "random":
+            layout = core.initial_state().layout
+            self._layout = (jnp.asarray(layout.numbers, dtype=jnp.int8),
+                            jnp.asarray(_number_masks(layout)))
+
+    def _turn(self, own: Any, other: Any, fields: Any, layout: Any,
+              key: Any) -> tuple[Any, Any]:
+        """The roll of the player to move and the legal action mask it gives, from the
+        stones of that player (``own``) and the opponent and the conquered ``fields``."""
+        empty = ~(own | other)
+        unconquered = ~_field_holes(fields)
+        own, other = own & unconquered, other & unconquered
+        placeable = ((layout & empty) != 0).any(-1)
+        playable = jnp.concatenate([(own != 0).any()[None], placeable, (other != 0).any()[None]])
+        roll = self._roll(playable, key)
+        numbered = jnp.where((_NUMBER_AXIS == roll)[:, None], layout, jnp.uint32(0)).sum(0)
+        targets = jnp.where(roll == 2, own, jnp.where(roll == 12, other, numbered & empty))
+        return roll, jnp.concatenate([_expand(targets), (roll == MUST_PASS)[None]])
+
+    def _roll(self, playable: Any, key: Any) -> Any:
+        """A roll drawn from the law of ``chance_outcomes`` for the ``playable`` sums
+        (2-12): must pass with ``q ** tries`` (``q`` the chance that one roll is not
+        playable), else a playable sum with probability proportional to its weight."""
+        weights = jnp.where(playable, self._weights, 0.0)
+        total = weights.sum()
+        pick, stay = jax.random.uniform(key, (2,))
+        nth = jnp.floor(pick * total)
+        chosen = 2 + ((weights @ _UPPER) <= nth).sum()
+        unplayable = (self._denominator - total) / self._denominator
+        return jnp.where(stay < unplayable ** self._tries, MUST_PASS, chosen).astype(jnp.int8)
+
+    def _init(self, key: Any) -> State:
+        if self._layout is None:
+            key, draw = jax.random.split(key)
+            order = jnp.argsort(jax.random.uniform(draw, (9, 9)), -1).astype(jnp.int8)
+            # [field, cell] -> [band, field col, row, col] -> [band, row, field col, col]
+            numbers = (order + _NUMBER_AXIS[0]).reshape(3, 3, 3, 3).transpose(0, 2, 1, 3)
+            numbers = numbers.reshape(81)
+            at = numbers.reshape(3, _WORD) == _NUMBER_AXIS[:, None, None]
+            layout = jnp.where(at, jnp.uint32(1) << _BITS, jnp.uint32(0)).sum(
+                -1, dtype=jnp.uint32)
+        else:
+            numbers, layout = self._layout
+        empty = jnp.zeros(3, jnp.uint32)
+        roll, mask = self._turn(empty, empty, jnp.int32(0), layout, key)
+        return State(_numbers=numbers, _layout=layout, _roll=roll, legal_action_mask=mask)
+
+    def _play(self, state: State, action: Any, key: Any) -> State:
+        if key is None:
+            raise ValueError("tritoc: step needs a key: the next player's dice are rolled "
+                             "inside step; call env.step(state, action, key)")
+        player, roll = state.current_player, state._roll
+        first = player == 0
+        own = jnp.where(first, state._stones[0], state._stones[1])
+        other = jnp.where(first, state._stones[1], state._stones[0])
+        own_fields = jnp.where(first, state._fields[0], state._fields[1])
+        other_fields = jnp.where(first, state._fields[1], state._fields[0])
+        bit = jnp.where(jnp.arange(3) == action // _WORD,
+                        jnp.uint32(1) << (action % _WORD).astype(jnp.uint32), jnp.uint32(0))
+        placing = (roll >= 3) & (roll <= 11)
+        own = jnp.where(placing, own | bit, jnp.where(roll == 2, own & ~bit, own))
+        other = jnp.where(roll == 12, other & ~bit, other)
+        lined = ((own[:, None] & _HOLE_LINES) == _HOLE_LINES).reshape(9, 8).any(-1)
+        fields = (lined.astype(jnp.int32) << jnp.arange(9)).sum()   # the old ones, a new one
+        conquered = _field_holes(fields)
+        own, other = own | conquered, other & ~conquered
+        won = ((fields & _FIELD_LINES) == _FIELD_LINES).any()
+        passes = jnp.where(roll == MUST_PASS, state._passes + 1, 0).astype(jnp.int8)
+        terminated = won | (passes == DRAW_PASSES)
+        next_roll, mask = self._turn(other, own, fields | other_fields, state._layout, key)
+        if self._points:
+            gained = FIELD_POINTS * (fields != own_fields) + WIN_POINTS * won
+            rewards = jnp.where(jnp.arange(2) == player, gained, 0).astype(jnp.float32)
+        else:
+            rewards = seat_rewards(jnp.where(won, player, -1))
+        return state.replace(
+            current_player=1 - player,
+            _stones=jnp.where(first, jnp.stack([own, other]), jnp.stack([other, own])),
+            _fields=jnp.where(first, jnp.stack([fields, other_fields]),
+                              jnp.stack([other_fields, fields])),
+            _roll=jnp.where(terminated, jnp.int8(NO_ROLL), next_roll), _passes=passes,
+            legal_action_mask=mask, terminated=terminated, rewards=rewards)
+
+    def _observe(self, state: State, player_id: Any) -> Any:
+        first = player_id == 0
+        stones, fields = state._stones, state._fields
+        holes = _expand(jnp.stack([
+            jnp.where(first, stones[0], stones[1]), jnp.where(first, stones[1], stones[0]),
+            _field_holes(jnp.where(first, fields[0], fields[1])),
+            _field_holes(jnp.where(first, fields[1], fields[0]))])).astype(jnp.int8)
+        planes = ((holes[0] + 2 * holes[1])[:, None] == _STONE_PLANES) | (
+            state._numbers[:, None] == _NUMBER_PLANES) | (
+            (holes[2] + 2 * holes[3])[:, None] == _FIELD_PLANES) | (state._roll == _ROLL_PLANES)
+        return planes.astype(jnp.int8).reshape(9, 9, 24)
+
+    def from_core(self, state: CoreState) -> State:
+        if state.roll == PENDING:
+            raise ValueError("tritoc: the JAX states are decisions or finished games, and "
+                             f"{self.game.to_notation(state)!r} is a chance node (dice not "
+                             "rolled yet); apply a chance outcome first")
+        over = state.result != ONGOING
+        mask = self.game.legal_mask(state).astype(bool) | over
+        return State(current_player=jnp.int32(state.to_move),
+                     _stones=jnp.asarray(np.stack([_words(state.white), _words(state.black)])),
+                     _fields=jnp.array([state.white_fields, state.black_fields], jnp.int32),
+                     _roll=jnp.int8(state.roll), _passes=jnp.int8(state.passes),
+                     _numbers=jnp.asarray(state.layout.numbers, dtype=jnp.int8),
+                     _layout=jnp.asarray(_number_masks(state.layout)),
+                     terminated=jnp.bool_(over), legal_action_mask=jnp.asarray(mask))
+
+    def to_core(self, state: State) -> CoreState:
+        white, black = (sum(int(word) << _WORD * w for w, word in enumerate(words))
+                        for words in np.asarray(state._stones))
+        white_fields, black_fields = (int(f) for f in np.asarray(state._fields))
+        passes = int(state._passes)
+        result = (WHITE if has_field_line(white_fields) else BLACK
+                  if has_field_line(black_fields) else DRAW if passes == DRAW_PASSES
+                  else ONGOING)
+        numbers = tuple(int(n) for n in np.asarray(state._numbers))
+        return CoreState(white, black, white_fields, black_fields, int(state.current_player),
+                         int(state._roll), passes, Layout(numbers), result)
