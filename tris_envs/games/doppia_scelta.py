@@ -243,7 +243,7 @@ def codycolor_path(board: str, start: str, goal: str) -> CodyColorPath:
     return CodyColorPath(cells, "goal" if pose == goal_pose else "elsewhere", pose_name(pose))
 
 
-class _MoveTables(NamedTuple):
+class MoveTables(NamedTuple):
     """Movement of one robot, by pose, whatever the board (its goal gate fixed).
 
     ``after[pose*3 + i]``: pose after instruction ``i`` (moved, turned in place, or
@@ -257,8 +257,8 @@ class _MoveTables(NamedTuple):
 
 
 @cache
-def _move_tables(goal: int) -> _MoveTables:
-    """The :class:`_MoveTables` of a robot whose goal exit pose is ``goal``."""
+def move_tables(goal: int) -> MoveTables:
+    """The :class:`MoveTables` of a robot whose goal exit pose is ``goal``."""
     after: list[int] = []
     proceeds: list[bool] = []
     for pose in range(CELLS * 4):
@@ -278,7 +278,7 @@ def _move_tables(goal: int) -> _MoveTables:
             options = [i for i in range(3) if offered >> i & 1]
             going = [i for i in options if proceeds[pose * 3 + i]]
             legal.append(tuple(going or options))
-    return _MoveTables(tuple(after), stuck, tuple(legal))
+    return MoveTables(tuple(after), stuck, tuple(legal))
 
 
 class DoppiaSceltaState(NamedTuple):
@@ -332,7 +332,7 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
         poses = [parse_gate(g) for g in self.gates]
         self._goal = (poses[1], poses[3])
         self._entry = (poses[0] ^ 2, poses[2] ^ 2)
-        white, black = _move_tables(poses[1]), _move_tables(poses[3])
+        white, black = move_tables(poses[1]), move_tables(poses[3])
         self._after = (white.after, black.after)
         self._stuck = (white.stuck, black.stuck)
         self._legal = (white.legal, black.legal)

@@ -27,7 +27,7 @@ from tris_envs.games.doppia_scelta import (
     NUM_ACTIONS,
     ONGOING,
     UNCOLORED,
-    _move_tables,
+    move_tables,
     parse_gate,
 )
 from tris_envs.games.doppia_scelta import DoppiaScelta as CoreDoppiaScelta
@@ -105,7 +105,7 @@ class DoppiaScelta(TrisEnv):
         self._core = core
         goals = [parse_gate(core.gates[1]), parse_gate(core.gates[3])]
         entries = [core.entry_pose(0), core.entry_pose(1)]
-        tables = [_move_tables(goal) for goal in goals]
+        tables = [move_tables(goal) for goal in goals]
         self._entries = jnp.array(entries, dtype=jnp.int32)
         self._goals = jnp.array(goals, dtype=jnp.int32)
         self._after = jnp.array([table.after for table in tables], dtype=jnp.int32)
