@@ -161,8 +161,9 @@ def test_learner_writes_whole_progress_lines_to_a_log(tmp_path):
 
 
 @pytest.mark.parametrize("arguments, message", [
-    (["--game", "chess"], "unknown game"),
-    (["--iterations", "0"], "iterations=0: must be at least 1"),
+    (["--game", "chess"], "game='chess': must be one of 'tris2', 'tris1'"),
+    (["--iterations", "0"], "iterations=0: must be an integer >= 1"),
+    (["--opponents", "random,chess"], "unknown agent spec 'chess'"),
     (["--option", "colour=red"], "unknown option"),
     (["--config", "missing.toml"], "missing.toml"),
 ])

@@ -38,6 +38,7 @@ import numpy as np
 import torch
 from torch.nn import functional
 
+from tris_envs.agents import make_agent
 from tris_envs.alphazero.agent import AZAgent
 from tris_envs.alphazero.network import NetConfig, Network, save
 from tris_envs.alphazero.selfplay import Sample, SelfPlayConfig, SelfPlayWorker, self_play
@@ -46,62 +47,59 @@ from tris_envs.cli import parse_options
 from tris_envs.core.game import Game
 from tris_envs.distributed import RayAddress, ray_session
 from tris_envs.evaluation import play_match
-from tris_envs.games import make_game
+from tris_envs.games import GAMES, make_game
+from tris_envs.training.config import (
+    integer,
+    number,
+    one_of,
+    read_toml,
+    setting,
+    settings_from,
+    specs,
+    table,
+)
 
 
 @dataclasses.dataclass
 class Config:
-    """Every setting of a run (the keys of a config file)."""
+    """Every setting of a run (the keys of a config file), each checked when read."""
 
-    game: str = "tant_fant"
-    options: dict[str, Any] = dataclasses.field(default_factory=dict)
-    seed: int = 0
-    iterations: int = 20
-    games: int = 64                 # self-play games per iteration
-    simulations: int = 32           # per move in self-play
-    sampled_plies: int = 8          # plies with moves sampled from the visit counts
-    buffer: int = 50_000            # samples kept
-    steps: int = 100                # minibatches per iteration
-    batch: int = 256
-    learning_rate: float = 1e-3
-    weight_decay: float = 1e-4
-    width: int = 32                 # network channels
-    blocks: int = 2                 # residual blocks
-    eval_every: int = 5
-    eval_games: int = 40
-    eval_simulations: int = 32
-    opponents: list[str] = dataclasses.field(default_factory=lambda: ["random", "greedy"])
-    workers: int = 1
-
-    def check(self) -> None:
-        """Raise ``ValueError`` naming any setting out of its range."""
-        positive = ["iterations", "games", "simulations", "buffer", "steps", "batch", "width",
-                    "eval_every", "eval_games", "workers"]
-        for key in positive:
-            if getattr(self, key) < 1:
-                raise ValueError(f"{key}={getattr(self, key)!r}: must be at least 1")
-        for key in ("blocks", "sampled_plies", "eval_simulations", "seed"):
-            if getattr(self, key) < 0:
-                raise ValueError(f"{key}={getattr(self, key)!r}: must be at least 0")
-        if not 0 < self.learning_rate < 1 or not 0 <= self.weight_decay < 1:
-            raise ValueError("learning_rate must be in (0, 1) and weight_decay in [0, 1)")
+    game: str = setting("tant_fant", one_of(*GAMES))
+    options: dict[str, Any] = setting({}, table)
+    seed: int = setting(0, integer(0))
+    iterations: int = setting(20, integer(1))
+    games: int = setting(64, integer(1))                # self-play games per iteration
+    simulations: int = setting(32, integer(1))          # per move in self-play
+    sampled_plies: int = setting(8, integer(0))         # plies sampled from the visit counts
+    buffer: int = setting(50_000, integer(1))           # samples kept
+    steps: int = setting(100, integer(1))               # minibatches per iteration
+    batch: int = setting(256, integer(1))
+    learning_rate: float = setting(1e-3, number(0, strict=True))
+    weight_decay: float = setting(1e-4, number(0, 1))
+    width: int = setting(32, integer(1))                # network channels
+    blocks: int = setting(2, integer(0))                # residual blocks
+    eval_every: int = setting(5, integer(1))
+    eval_games: int = setting(40, integer(1))
+    eval_simulations: int = setting(32, integer(0))
+    opponents: list[str] = setting(["random", "greedy"], specs)
+    workers: int = setting(1, integer(1))
 
 
 def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
-    """Defaults, then the TOML file at ``path``, then ``overrides``; checked."""
-    values: dict[str, Any] = {}
-    if path is not None:
-        import tomllib
+    """Defaults, then the TOML file at ``path``, then ``overrides`` (``None`` values
+    skipped); every value checked, the game made with its options, the opponents parsed.
 
-        with path.open("rb") as file:
-            values = tomllib.load(file)
+    Raises:
+        ValueError: an unknown key, a bad value (named with its key), an unknown game or
+            option, an unknown agent spec, or a file that is not TOML.
+        OSError: the file cannot be read.
+    """
+    values = read_toml(path) if path is not None else {}
     values.update({k: v for k, v in overrides.items() if v is not None})
-    known = {f.name for f in dataclasses.fields(Config)}
-    unknown = sorted(set(values) - known)
-    if unknown:
-        raise ValueError(f"unknown setting(s) {unknown}; known: {sorted(known)}")
-    config = Config(**values)
-    config.check()
+    config: Config = settings_from(Config, values, Config())
+    make_game(config.game, **config.options)
+    for spec in config.opponents:
+        make_agent(spec)
     return config
 
 
@@ -328,7 +326,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.option:
             overrides["options"] = parse_options(args.option)
         config = load_config(args.config, overrides)
-        make_game(config.game, **config.options)
         final = train(config, args.out, progress=not args.quiet, ray=args.ray)
     except (ValueError, TypeError, OSError, ImportError) as error:
         print(f"alphazero.py: error: {error}", file=sys.stderr)

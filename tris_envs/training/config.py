@@ -194,7 +194,7 @@ def load_config(path: str | Path) -> Config:
         ValueError: invalid TOML, an unknown key, a bad value (named with its key).
         OSError: the file cannot be read.
     """
-    return check_config(_table(Config, read_toml(Path(path)), "", Config()))
+    return check_config(settings_from(Config, read_toml(Path(path)), Config()))
 
 
 def apply_overrides(config: Config, assignments: Sequence[str]) -> Config:
@@ -221,7 +221,7 @@ def apply_overrides(config: Config, assignments: Sequence[str]) -> Config:
         for key in keys[:-1]:
             place = place.setdefault(key, {})
         place[keys[-1]] = value
-    return check_config(_table(Config, override, "", config))
+    return check_config(settings_from(Config, override, config))
 
 
 def default_config(game: str, directory: str | Path) -> Path:
@@ -291,8 +291,13 @@ def _toml_module() -> Any:
                      "on Python 3.10, pip install tomli")
 
 
-def _table(cls: type, data: dict[str, Any], where: str, base: Any) -> Any:
-    """A ``cls`` with the keys of ``data`` over those of ``base``, each value checked."""
+def settings_from(cls: type, data: dict[str, Any], base: Any, where: str = "") -> Any:
+    """A ``cls`` (a dataclass of :func:`setting` fields, or of such dataclasses as tables)
+    with the keys of ``data`` over those of ``base``, each value checked.
+
+    Raises:
+        ValueError: an unknown key or a bad value, named with ``where`` and its key.
+    """
     known = {f.name: f for f in dataclasses.fields(cls)}
     for key in data:
         if key not in known:
@@ -307,7 +312,7 @@ def _table(cls: type, data: dict[str, Any], where: str, base: Any) -> Any:
         elif dataclasses.is_dataclass(current):
             if not isinstance(data[name], dict):
                 raise ValueError(f"config key {key!r} must be a table")
-            values[name] = _table(type(current), data[name], f"{key}.", current)
+            values[name] = settings_from(type(current), data[name], current, f"{key}.")
         else:
             problem = spec.metadata["check"](data[name])
             if problem:
