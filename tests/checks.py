@@ -236,3 +236,21 @@ def play_script(game: Game, start: str | None, moves: list[tuple[Any, ...]],
             check(state, action, after)
         state = after
     return state
+
+
+def check_bridge(env: Any, game: Game, text: str) -> Any:
+    """The JAX state of position ``text`` (``tris_envs.jax.from_position``), checked against
+    the rules core's: it reads back as ``text``, ends when the core's does, and, while the
+    game goes on, has the core's player to move, legal mask and both seats' observations."""
+    from tris_envs.jax import from_position, to_position
+
+    state, core = from_position(env, text), game.from_notation(text)
+    assert to_position(env, state) == text
+    player = game.current_player(core)
+    assert bool(state.terminated) == (player == TERMINAL)
+    if player != TERMINAL:
+        assert int(state.current_player) == player
+        assert (np.asarray(state.legal_action_mask) == game.legal_mask(core).astype(bool)).all()
+        for seat in (0, 1):
+            assert (np.asarray(env.observe_for(state, seat)) == game.observation(core, seat)).all()
+    return state

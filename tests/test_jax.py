@@ -17,7 +17,9 @@ import jax.numpy as jnp  # noqa: E402
 from tris_envs.core.game import CHANCE, TERMINAL  # noqa: E402
 from tris_envs.games import GAMES, make_game  # noqa: E402
 from tris_envs.jax import GAMES as JAX_GAMES  # noqa: E402
-from tris_envs.jax import from_position, make, to_position  # noqa: E402
+from tris_envs.jax import make, to_position  # noqa: E402
+
+from checks import check_bridge  # noqa: E402
 
 CASES = [(name, dict(options)) for name in JAX_GAMES for options in GAMES[name].option_sets]
 CASES.append(("tant_fant", {"max_moves": 12, "repetition_draw": True}))
@@ -137,15 +139,7 @@ def test_every_legal_action_leads_to_the_cores_next_position(name, options):
                                         ("tant_fant", "WB./BWB/W.. w"),
                                         ("tant_fant", "WWW/B.B/..B b")])
 def test_position_bridges_round_trip(name, text):
-    env, game = make(name), make_game(name)
-    state = from_position(env, text)
-    assert to_position(env, state) == text
-    core = game.from_notation(text)
-    assert bool(state.terminated) == (game.current_player(core) == TERMINAL)
-    if not state.terminated:
-        assert (np.asarray(state.legal_action_mask) == game.legal_mask(core).astype(bool)).all()
-        player = game.current_player(core)
-        assert (np.asarray(state.observation) == game.observation(core, player)).all()
+    check_bridge(make(name), make_game(name), text)
 
 
 def test_pgx_conventions_and_bad_input():

@@ -17,6 +17,8 @@ from tris_envs.games import make_game  # noqa: E402
 from tris_envs.games.doppia_scelta import codycolor_path, format_board  # noqa: E402
 from tris_envs.jax import from_position, make, to_position  # noqa: E402
 
+from checks import check_bridge  # noqa: E402
+
 DRAWS = 2000
 CORNER_GATES = ("4,0,S", "4,0,W", "0,4,N", "0,4,E")
 """Start and goal on one corner cell each: coloring it yellow at once opens the path."""
@@ -74,12 +76,7 @@ def test_random_boards_follow_the_cores_law(envs, scheme):
 ])
 def test_bridges_of_movement_positions(envs, text):
     env, game, *_ = env_of(envs)
-    state, core = from_position(env, text), game.from_notation(text)
-    assert to_position(env, state) == text
-    assert bool(state.terminated) == (game.current_player(core) == TERMINAL)
-    if not state.terminated:
-        assert (np.asarray(state.legal_action_mask) == game.legal_mask(core)).all()
-        assert (np.asarray(state.observation) == game.observation(core, core.to_move)).all()
+    check_bridge(env, game, text)
 
 
 @pytest.mark.parametrize("before, action, after, rewards", [

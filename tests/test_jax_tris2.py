@@ -18,6 +18,8 @@ from tris_envs.games.tris2 import ORIENTATIONS, SETUP_TOPS  # noqa: E402
 from tris_envs.games.tris2 import Tris2 as CoreTris2  # noqa: E402
 from tris_envs.jax import from_position, make, to_position  # noqa: E402
 
+from checks import check_bridge  # noqa: E402
+
 DRAWS = 3000
 EXAMPLE = "XO/O/XX/O|/XOOX//OX|O/XXO/OX/ 0 -"
 WIDE = "/OX...O/XX/O|.../XOOX//OX|...O/XXO/OX/ 1 0,0,W"
@@ -111,16 +113,10 @@ def test_fair_setups_hand_no_forced_line(setups):
 ])
 def test_position_bridges(options, text):
     env, _, game = env_of(**options)
-    core = game.from_notation(text)
-    state = from_position(env, text)
-    assert to_position(env, state) == text
-    over = game.current_player(core) == TERMINAL
-    assert bool(state.terminated) == over
-    if not over:
-        assert int(state.current_player) == core.to_move
-        assert (np.asarray(state.legal_action_mask) == game.legal_mask(core).astype(bool)).all()
+    state = check_bridge(env, game, text)
     for seat in (0, 1):                                     # both seats see the same planes
-        assert (np.asarray(env.observe_for(state, seat)) == game.observation(core, 0)).all()
+        assert (np.asarray(env.observe_for(state, seat))
+                == game.observation(game.from_notation(text), 0)).all()
 
 
 def test_a_roll_that_makes_a_line_wins():

@@ -19,6 +19,8 @@ from tris_envs.games.tritoc import FIELD_CELLS, MUST_PASS, PASS, check_layout  #
 from tris_envs.games.tritoc import Tritoc as CoreTritoc  # noqa: E402
 from tris_envs.jax import from_position, make, to_position  # noqa: E402
 
+from checks import check_bridge  # noqa: E402
+
 DRAWS = 4000
 
 
@@ -210,16 +212,7 @@ def test_a_position_keeps_its_own_layout():
 ])
 def test_position_bridges_round_trip(text):
     env, _, _, game = env_of()
-    state = from_position(env, text)
-    assert to_position(env, state) == text
-    core = game.from_notation(text)
-    assert bool(state.terminated) == (game.current_player(core) == TERMINAL)
-    if not state.terminated:
-        assert (np.asarray(state.legal_action_mask) == game.legal_mask(core).astype(bool)).all()
-        player = game.current_player(core)
-        assert (np.asarray(state.observation) == game.observation(core, player)).all()
-        assert (np.asarray(env.observe_for(state, 1 - player))
-                == game.observation(core, 1 - player)).all()
+    check_bridge(env, game, text)
 
 
 def test_errors():
