@@ -187,10 +187,22 @@ def test_benchmark_table():
     assert all(f"| {name} |" in table for name in JAX_GAMES)
 
 
-def test_benchmark_draws_legal_actions_uniformly():
+@pytest.mark.parametrize("actions, legal", [(9, [0, 4, 8]), (81, [2, 40, 80]),
+                                             (378, [31, 32, 377])])
+def test_benchmark_draws_legal_actions_uniformly(actions, legal):
     from tris_envs.jax.bench import uniform_legal
 
-    mask = jnp.zeros((3000, 81), dtype=bool).at[:, jnp.array([2, 40, 80])].set(True)
-    counts = np.bincount(np.asarray(uniform_legal(jax.random.PRNGKey(0), mask)), minlength=81)
-    assert set(np.flatnonzero(counts)) == {2, 40, 80}
-    assert all(900 < counts[a] < 1100 for a in (2, 40, 80))
+    mask = jnp.zeros((3000, actions), dtype=bool).at[:, jnp.array(legal)].set(True)
+    counts = np.bincount(np.asarray(uniform_legal(jax.random.PRNGKey(0), mask)),
+                         minlength=actions)
+    assert set(np.flatnonzero(counts)) == set(legal)
+    assert all(900 < counts[a] < 1100 for a in legal)
+
+
+def test_benchmark_draws_only_legal_actions():
+    from tris_envs.jax.bench import uniform_legal
+
+    key = jax.random.PRNGKey(1)
+    mask = jax.random.bernoulli(key, 0.1, (2000, 100)).at[:, 99].set(True)
+    chosen = np.asarray(uniform_legal(key, mask))
+    assert np.asarray(mask)[np.arange(2000), chosen].all()
