@@ -282,7 +282,7 @@ def test_a_corrupt_shipped_checkpoint_is_reported_by_name(tmp_path, monkeypatch,
 
 
 def _tournament(records, *extra):
-    return [sys.executable, "-m", "tris_envs.cli", "tournament", "tant_fant", "mcts:600", "greedy",
+    return [sys.executable, "-m", "tris_envs.cli", "tournament", "tris1", "mcts:150", "greedy",
             "random", "--games", "12", "--seed", "3", "--processes", "2",
             "--records", str(records), *extra]
 
