@@ -313,8 +313,14 @@ def test_interrupted_tournament_keeps_its_games_and_resumes_to_the_same_table(tm
     whole = subprocess.run(_tournament(tmp_path / "whole.jsonl"), capture_output=True,
                            text=True, check=True).stdout
     journal = tmp_path / "cut.jsonl"
-    process = subprocess.Popen(_tournament(journal), stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+    # A shell's background job starts with Ctrl-C ignored, which a child inherits; the
+    # tournament must start as it would in a terminal.
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        process = subprocess.Popen(_tournament(journal), stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+    finally:
+        signal.signal(signal.SIGINT, inherited)
     _wait_for_games(journal, 3, process)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
