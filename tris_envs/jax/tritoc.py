@@ -47,23 +47,31 @@ _WORD = 27
 _FULL = (1 << _WORD) - 1
 _NUMBERS = tuple(sorted(ORDERED_FIELD))
 _NUMBER_AXIS = jnp.array(_NUMBERS, dtype=jnp.int8)
-_SUMS = jnp.array(SUMS, dtype=jnp.int8)
 _BITS = jnp.arange(_WORD, dtype=jnp.uint32)
+_OUTCOMES = jnp.array((MUST_PASS, *SUMS), dtype=jnp.int8)
+"""The rolls a player can get, in order: :data:`MUST_PASS` (1), then the sums 2-12."""
+_PASS_WORDS = jnp.zeros((len(SUMS) + 1, 4), jnp.uint32).at[0, 3].set(1)
+"""Per roll (:data:`MUST_PASS`, then the sums), the action bits it adds to the holes it
+allows: the pass (action 81, bit 0 of a fourth word) for :data:`MUST_PASS`."""
 _BLOCKS = jnp.array(FIELD_MASKS[:3], dtype=jnp.uint32)
 """The holes of the three fields of a band, as a word."""
 _HOLE_LINES = jnp.array([m for f in range(3) for m in HOLE_LINE_MASKS[f]], dtype=jnp.uint32)
 """The 8 lines of each field of a band (field-major), as words."""
 _FIELD_LINES = jnp.array(FIELD_LINE_MASKS, dtype=jnp.int32)
 _CHANNELS = np.arange(24)
-_STONE_PLANES, _NUMBER_PLANES, _FIELD_PLANES, _ROLL_PLANES = (
+_NUMBER_PLANES, _ROLL_PLANES = (
     jnp.array(np.where((_CHANNELS >= first) & (_CHANNELS < first + len(codes)),
                        np.array(codes)[np.clip(_CHANNELS - first, 0, len(codes) - 1)], -100),
               dtype=jnp.int8)
-    for first, codes in ((0, (1, 2)), (2, _NUMBERS), (11, (1, 2)), (13, SUMS)))
-"""Per observation channel, the value that sets it: of the hole's stone (1 mine, 2 theirs),
-its number, its field's conqueror (1 me, 2 them) and the roll; -100 where none does."""
-_UPPER = jnp.triu(jnp.ones((len(SUMS), len(SUMS)), jnp.float32))
-"""``weights @ _UPPER``: the running sums of per-sum weights."""
+    for first, codes in ((2, _NUMBERS), (13, SUMS)))
+"""Per observation channel, the hole number or the roll that sets it; -100 where none does."""
+_CODE_PLANES = jnp.zeros(24, jnp.int8).at[jnp.array([0, 1, 11, 12])].set(
+    jnp.array([1, 2, 4, 8], jnp.int8))
+"""Per observation channel, the bit of a hole's code that sets it: 1 my stone, 2 theirs,
+4 my conquered field, 8 theirs (0: none)."""
+_BELOW = jnp.triu(jnp.ones((len(SUMS), len(SUMS)), jnp.float32), 1)
+"""``weights @ _BELOW``: per sum, the weight of the sums below it; the ``n``-th unit of
+weight (``n`` from 0) falls on the last sum whose figure is at most ``n``."""
 
 
 def _words(holes: int) -> np.ndarray:
@@ -129,11 +137,12 @@ class Tritoc(TrisEnv):
         self._denominator = float(denominator)
         self._tries = core.max_rerolls + 1
         self._points = core.reward == "points"
-        self._layout: tuple[Any, Any] | None = None
+        self._layout: tuple[Any, Any, Any] | None = None
         if core.layout != "random":
             layout = core.initial_state().layout
-            self._layout = (jnp.asarray(layout.numbers, dtype=jnp.int8),
-                            jnp.asarray(_number_masks(layout)))
+            numbers = np.array(layout.numbers, np.int8)
+            self._layout = (jnp.asarray(numbers), jnp.asarray(_number_masks(layout)),
+                            jnp.asarray(numbers[:, None] == np.asarray(_NUMBER_PLANES)))
 
     def _turn(self, own: Any, other: Any, fields: Any, layout: Any,
               key: Any) -> tuple[Any, Any]:
@@ -141,25 +150,29 @@ class Tritoc(TrisEnv):
         stones of that player (``own``) and the opponent and the conquered ``fields``."""
         empty = ~(own | other)
         unconquered = ~_field_holes(fields)
-        own, other = own & unconquered, other & unconquered
-        placeable = ((layout & empty) != 0).any(-1)
-        playable = jnp.concatenate([(own != 0).any()[None], placeable, (other != 0).any()[None]])
-        roll = self._roll(playable, key)
-        numbered = jnp.where((_NUMBER_AXIS == roll)[:, None], layout, jnp.uint32(0)).sum(0)
-        targets = jnp.where(roll == 2, own, jnp.where(roll == 12, other, numbered & empty))
-        return roll, jnp.concatenate([_expand(targets), (roll == MUST_PASS)[None]])
+        allowed = jnp.concatenate([(own & unconquered)[None], layout & empty,
+                                   (other & unconquered)[None]])      # per sum 2-12
+        roll = self._roll((allowed != 0).any(-1), key)
+        actions = jnp.pad(allowed, ((1, 0), (0, 1))) | _PASS_WORDS
+        chosen = jnp.where((_OUTCOMES == roll)[:, None], actions, jnp.uint32(0)).sum(
+            0, dtype=jnp.uint32)
+        return roll, ((chosen[:, None] >> _BITS) & 1).reshape(4 * _WORD)[:82].astype(jnp.bool_)
 
     def _roll(self, playable: Any, key: Any) -> Any:
         """A roll drawn from the law of ``chance_outcomes`` for the ``playable`` sums
-        (2-12): must pass with ``q ** tries`` (``q`` the chance that one roll is not
-        playable), else a playable sum with probability proportional to its weight."""
+        (2-12), from one uniform number: below ``q ** tries`` (``q`` the chance that one
+        roll is not playable) must pass, above it a playable sum with probability
+        proportional to its weight."""
         weights = jnp.where(playable, self._weights, 0.0)
         total = weights.sum()
-        pick, stay = jax.random.uniform(key, (2,))
-        nth = jnp.floor(pick * total)
-        chosen = 2 + ((weights @ _UPPER) <= nth).sum()
-        unplayable = (self._denominator - total) / self._denominator
-        return jnp.where(stay < unplayable ** self._tries, MUST_PASS, chosen).astype(jnp.int8)
+        passing = ((self._denominator - total) / self._denominator) ** self._tries
+        draw = jax.random.uniform(key)
+        above = (draw - passing) / jnp.maximum(1 - passing, 1e-30)    # passing is 1 at most
+        nth = jnp.minimum(jnp.floor(above * total), total - 1)
+        nth = jnp.where(draw < passing, -1.0, nth)
+        # the sums follow MUST_PASS (1): it counts no sum, the n-th unit of weight the sum it
+        # falls on and those below
+        return (MUST_PASS + ((weights @ _BELOW) <= nth).sum()).astype(jnp.int8)
 
     def _init(self, key: Any) -> State:
         if self._layout is None:
@@ -171,11 +184,19 @@ class Tritoc(TrisEnv):
             at = numbers.reshape(3, _WORD) == _NUMBER_AXIS[:, None, None]
             layout = jnp.where(at, jnp.uint32(1) << _BITS, jnp.uint32(0)).sum(
                 -1, dtype=jnp.uint32)
+            planes = numbers[:, None] == _NUMBER_PLANES
         else:
-            numbers, layout = self._layout
+            numbers, layout, planes = self._layout
         empty = jnp.zeros(3, jnp.uint32)
         roll, mask = self._turn(empty, empty, jnp.int32(0), layout, key)
-        return State(_numbers=numbers, _layout=layout, _roll=roll, legal_action_mask=mask)
+        observation = (planes | (roll == _ROLL_PLANES)).astype(jnp.int8).reshape(9, 9, 24)
+        return State(_numbers=numbers, _layout=layout, _roll=roll, legal_action_mask=mask,
+                     observation=observation)
+
+    def init(self, key: Any) -> State:
+        """Pgx's ``init``, the observation included: on the empty board only the hole
+        numbers and the roll set planes, so :meth:`_init` builds it from those alone."""
+        return self._init(key)
 
     def _play(self, state: State, action: Any, key: Any) -> State:
         if key is None:
@@ -187,8 +208,10 @@ class Tritoc(TrisEnv):
         other = jnp.where(first, state._stones[1], state._stones[0])
         own_fields = jnp.where(first, state._fields[0], state._fields[1])
         other_fields = jnp.where(first, state._fields[1], state._fields[0])
-        bit = jnp.where(jnp.arange(3) == action // _WORD,
-                        jnp.uint32(1) << (action % _WORD).astype(jnp.uint32), jnp.uint32(0))
+        # unsigned: the division needs no sign fix-ups (each would compute the action again)
+        hole = jnp.asarray(action).astype(jnp.uint32)
+        bit = jnp.where(jnp.arange(3, dtype=jnp.uint32) == hole // _WORD,
+                        jnp.uint32(1) << hole % _WORD, jnp.uint32(0))
         placing = (roll >= 3) & (roll <= 11)
         own = jnp.where(placing, own | bit, jnp.where(roll == 2, own & ~bit, own))
         other = jnp.where(roll == 12, other & ~bit, other)
@@ -220,9 +243,9 @@ class Tritoc(TrisEnv):
             jnp.where(first, stones[0], stones[1]), jnp.where(first, stones[1], stones[0]),
             _field_holes(jnp.where(first, fields[0], fields[1])),
             _field_holes(jnp.where(first, fields[1], fields[0]))])).astype(jnp.int8)
-        planes = ((holes[0] + 2 * holes[1])[:, None] == _STONE_PLANES) | (
-            state._numbers[:, None] == _NUMBER_PLANES) | (
-            (holes[2] + 2 * holes[3])[:, None] == _FIELD_PLANES) | (state._roll == _ROLL_PLANES)
+        code = holes[0] | holes[1] << 1 | holes[2] << 2 | holes[3] << 3
+        planes = (code[:, None] & _CODE_PLANES != 0) | (
+            state._numbers[:, None] == _NUMBER_PLANES) | (state._roll == _ROLL_PLANES)
         return planes.astype(jnp.int8).reshape(9, 9, 24)
 
     def from_core(self, state: CoreState) -> State:
