@@ -38,7 +38,8 @@ _EMPTY_CELLS: tuple[tuple[int, ...], ...] = tuple(
 )
 
 
-def _has_line(mask: int) -> bool:
+def has_line(mask: int) -> bool:
+    """Whether the cells of ``mask`` (a bit set, bit ``r*3 + c``) hold a line."""
     return any(mask & m == m for m in LINE_MASKS)
 
 
@@ -149,7 +150,7 @@ class Tris1(Game[Tris1State]):
         if nx - no not in (0, 1):
             raise ValueError(f"Tris 1 position {brief(text)} is impossible: {nx} X and {no} O "
                              "(X moves first, so X count = O count or O count + 1)")
-        x_line, o_line = _has_line(x), _has_line(o)
+        x_line, o_line = has_line(x), has_line(o)
         if x_line and (o_line or nx == no):
             raise ValueError(f"Tris 1 position {brief(text)} is impossible: the game ended when "
                              "X completed a line, but play went on")

@@ -5,20 +5,26 @@ from __future__ import annotations
 from typing import Any
 
 import jax.numpy as jnp
-import numpy as np
 from pgx._src.struct import dataclass
 
-from tris_envs.games.tris1 import DRAW, LINES, ONGOING
+from tris_envs.games.tris1 import DRAW, FULL, LINE_MASKS, ONGOING, has_line
 from tris_envs.games.tris1 import Tris1 as CoreTris1
 from tris_envs.games.tris1 import Tris1State as CoreState
 from tris_envs.jax.base import TrisEnv, seat_rewards
 
-_LINE_CELLS = jnp.array([[cell in line for cell in range(9)] for line in LINES])
+_LINE_MASKS = jnp.array(LINE_MASKS, dtype=jnp.int32)
+_CELLS = jnp.left_shift(1, jnp.arange(9, dtype=jnp.int32))
+_PLACED = jnp.array([[1 << cell + 9 * seat for cell in range(9)] for seat in (0, 1)],
+                    dtype=jnp.int32)
+"""Per seat and cell: the bit of the board word that a move there sets."""
+_SEEN = jnp.array([[[1 << 3 * row + col + 9 * plane for plane in (0, 1)] for col in range(3)]
+                   for row in range(3)], dtype=jnp.int32)
+"""Per observation entry: its bit in the board word of seat 0 (``x | o << 9``)."""
 
 
 @dataclass
 class State:
-    """Pgx's fields, and the board: 0 empty, 1 + seat for a die showing that seat's symbol
+    """Pgx's fields, and the board as one word: X's cells in bits 0-8 and O's in bits 9-17
     (seat 0 plays X)."""
 
     current_player: Any = jnp.int32(0)
@@ -28,7 +34,7 @@ class State:
     truncated: Any = jnp.bool_(False)
     legal_action_mask: Any = jnp.ones(9, dtype=jnp.bool_)
     _step_count: Any = jnp.int32(0)
-    _board: Any = jnp.zeros(9, dtype=jnp.int8)
+    _board: Any = jnp.int32(0)
 
     @property
     def env_id(self) -> str:
@@ -46,33 +52,35 @@ class Tris1(TrisEnv):
 
     def _play(self, state: State, action: Any, key: Any) -> State:
         player = state.current_player
-        board = jnp.where(jnp.arange(9) == action, (player + 1).astype(jnp.int8), state._board)
-        won = ((_LINE_CELLS & (board == player + 1)).sum(-1) == 3).any()   # no gather/scatter
-        terminated = won | (board != 0).all()
+        # the table lookup computes the action once: arithmetic on it would be recomputed
+        # by every fused consumer (the benchmark's action draw is a long chain)
+        placed = _PLACED[player, action]
+        # an illegal move's symbol replaces the other's there, as Pgx's games do
+        board = state._board & ~(placed << 9 | jnp.right_shift(placed, 9)) | placed
+        own = jnp.right_shift(board, 9 * player)
+        won = ((own & _LINE_MASKS) == _LINE_MASKS).any()
+        occupied = (board | jnp.right_shift(board, 9)) & FULL
         return state.replace(current_player=1 - player, _board=board,
-                             legal_action_mask=board == 0, terminated=terminated,
+                             legal_action_mask=(occupied & _CELLS) == 0,
+                             terminated=won | (occupied == FULL),
                              rewards=seat_rewards(jnp.where(won, player, -1)))
 
     def _observe(self, state: State, player_id: Any) -> Any:
-        planes = jnp.stack([state._board == player_id + 1, state._board == 2 - player_id], -1)
-        return planes.astype(jnp.int8).reshape(3, 3, 2)
+        seen = jnp.right_shift(state._board | state._board << 18, 9 * player_id)
+        return ((seen & _SEEN) != 0).astype(jnp.int8)
 
     def from_core(self, state: CoreState) -> State:
-        board = np.zeros(9, np.int8)
-        for cell in range(9):
-            board[cell] = 1 if state.x >> cell & 1 else 2 if state.o >> cell & 1 else 0
+        occupied = state.x | state.o
         over = state.result != ONGOING
-        return State(current_player=jnp.int32(state.to_move), _board=jnp.asarray(board),
-                     terminated=jnp.bool_(over),
-                     legal_action_mask=jnp.asarray((board == 0) | over),
-                     _step_count=jnp.int32(int((board != 0).sum())))
+        mask = [not occupied >> cell & 1 or over for cell in range(9)]
+        return State(current_player=jnp.int32(state.to_move),
+                     _board=jnp.int32(state.x | state.o << 9), terminated=jnp.bool_(over),
+                     legal_action_mask=jnp.array(mask),
+                     _step_count=jnp.int32(occupied.bit_count()))
 
     def to_core(self, state: State) -> CoreState:
-        board = np.asarray(state._board)
-        x = sum(1 << c for c in range(9) if board[c] == 1)
-        o = sum(1 << c for c in range(9) if board[c] == 2)
-        won = [any(all(board[c] == seat + 1 for c in line) for line in LINES) for seat in (0, 1)]
-        result = 0 if won[0] else 1 if won[1] else DRAW if (board != 0).all() else ONGOING
+        board = int(state._board)
+        x, o = board & FULL, board >> 9
+        result = (0 if has_line(x) else 1 if has_line(o) else DRAW if x | o == FULL
+                  else ONGOING)
         return CoreState(x, o, int(state.current_player), result)
-
-
