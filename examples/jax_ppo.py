@@ -6,9 +6,12 @@ view of the player to move, so the advantage recursion changes sign every ply (n
 ``A_t = delta_t - gamma * lambda * A_{t+1}``, ``delta_t = r_t - gamma * V(s_{t+1}) - V(s_t)``).
 Afterwards the trained network plays the rules core's games in the evaluation harness
 (``play_match``) against the scripted ladder, with the training targets of the PyTorch
-learners: the observations are the same on both sides.
+learners: the observations are the same on both sides. With ``--search N`` it plays again
+through a Gumbel MuZero search of ``N`` simulations (mctx) whose model is the game's own JAX
+``step``, with the network's policy as prior and its value at the leaves.
 
-Run: ``python examples/jax_ppo.py --game tris1`` (needs ``pip install "tris_envs[jax]"``).
+Run: ``python examples/jax_ppo.py --game tris1`` (needs ``pip install "tris_envs[jax]"``;
+``--search`` needs mctx, which that extra brings on Python 3.11 and newer).
 """
 
 from __future__ import annotations
@@ -162,6 +165,44 @@ class JaxPolicy:
         return int(np.argmax(np.asarray(self._logits(observation, mask))[0]))
 
 
+class SearchPolicy:
+    """The trained network inside an mctx Gumbel MuZero search over the JAX game's ``step``
+    (the real rules as the model): the network's logits are the priors, its value (for
+    the player to move) values the leaves, and each move's reward is the mover's. Without
+    Gumbel noise, so the move is a function of the position."""
+
+    def __init__(self, env: Any, params: dict[str, Any], simulations: int) -> None:
+        import mctx  # the example's only use of mctx (Python >= 3.11)
+
+        self.name = f"jax-ppo+mctx:{simulations}"
+        self._env = env
+        step = jax.vmap(env.step)
+
+        def recurrent(params: Any, key: Any, action: Any, state: Any) -> tuple[Any, Any]:
+            player = state.current_player
+            state = step(state, action, jax.random.split(key, action.shape[0]))
+            logits, value = forward(params, state.observation, state.legal_action_mask)
+            over = state.terminated | state.truncated
+            reward = state.rewards[jnp.arange(action.shape[0]), player]
+            return mctx.RecurrentFnOutput(reward=reward, discount=jnp.where(over, 0.0, -1.0),
+                                          prior_logits=logits,
+                                          value=jnp.where(over, 0.0, value)), state
+
+        def search(state: Any) -> Any:
+            state = jax.tree_util.tree_map(lambda x: x[None], state)
+            state = state.replace(observation=jax.vmap(env.observe)(state))
+            logits, value = forward(params, state.observation, state.legal_action_mask)
+            root = mctx.RootFnOutput(prior_logits=logits, value=value, embedding=state)
+            return mctx.gumbel_muzero_policy(
+                params, jax.random.PRNGKey(0), root, recurrent, simulations,
+                invalid_actions=~state.legal_action_mask, gumbel_scale=0.0).action[0]
+
+        self._search = jax.jit(search)
+
+    def act(self, game: Any, state: Any) -> int:
+        return int(self._search(self._env.from_core(state)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="tris1", choices=("tris1", "tant_fant"))
@@ -179,6 +220,9 @@ def main() -> None:
     parser.add_argument("--random-games", type=float, default=0.5,
                         help="share of games in which one seat plays uniformly random moves")
     parser.add_argument("--games", type=int, default=400, help="evaluation games per opponent")
+    parser.add_argument("--search", type=int, default=0, metavar="N",
+                        help="also play the evaluation games through an mctx search of N "
+                             "simulations (0: only the network's most probable move)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
@@ -201,20 +245,24 @@ def main() -> None:
     print(f"trained {args.updates * args.envs * args.steps:,} plies in "
           f"{time.perf_counter() - began:.0f} s (JAX on {jax.devices()[0].platform})")
 
-    agent = JaxPolicy(params)
+    agents = [JaxPolicy(params)] + ([SearchPolicy(env, params, args.search)] if args.search
+                                    else [])
     opponents = ["random", "greedy", "mcts:100"] + (["solver"] if GAMES[args.game].solvable
                                                      else [])
-    results = []
-    for opponent in opponents:
-        match = play_match(game, agent, opponent, args.games, args.seed, keep_records=True)
-        result = OpponentResult(opponent, match)
-        if GAMES[args.game].solvable:
-            result.optimal, result.judged = optimal_moves(game, match.records)
-        results.append(result)
-    print(format_table(results))
-    for text, met in check_targets(args.game, results):
-        print(f"target {'met' if met else 'missed' if met is False else 'not judged'}: {text}")
-
+    for agent in agents:
+        began = time.perf_counter()
+        results = []
+        for opponent in opponents:
+            match = play_match(game, agent, opponent, args.games, args.seed, keep_records=True)
+            result = OpponentResult(opponent, match)
+            if GAMES[args.game].solvable:
+                result.optimal, result.judged = optimal_moves(game, match.records)
+            results.append(result)
+        print(f"\n{agent.name} ({time.perf_counter() - began:.0f} s):")
+        print(format_table(results))
+        for text, met in check_targets(args.game, results):
+            print(f"target {'met' if met else 'missed' if met is False else 'not judged'}: "
+                  f"{text}")
 
 if __name__ == "__main__":
     main()

@@ -53,3 +53,11 @@ def test_jax_ppo():
                       "--games", "4")
     assert "trained 256 plies in " in out and "| solver | 4 |" in out
     assert "target met: " in out or "target missed: " in out
+
+
+def test_jax_ppo_plays_through_an_mctx_search():
+    pytest.importorskip("optax")
+    pytest.importorskip("mctx")
+    out = run_example("jax_ppo.py", "--game", "tant_fant", "--updates", "1", "--envs", "8",
+                      "--steps", "4", "--games", "2", "--search", "4")
+    assert "| solver | 2 |" in out and "target " in out
