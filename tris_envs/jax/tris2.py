@@ -1,9 +1,11 @@
 """Tris 2 as pure JAX functions, every option of the rules core; see :mod:`tris_envs.jax`.
 
 The nine dice are kept as lists (frame row, column and orientation code per die) beside
-a grid of which die stands where: who touches whom is a 9-bit mask per die, connectivity a
-closure on nine nodes, a line a test of the 16 cells around the rolled die, and re-anchoring
-the frame after a roll subtracts the smallest row and column.
+the board code of each frame cell: who touches whom is a 9-bit mask per die, connectivity a
+closure on nine nodes, a line a test of the 5x5 window around the rolled die, and
+re-anchoring the frame after a roll shifts it by at most one row and column. The action
+mask and the board come from one scatter of per-die bytes onto the cells, the observation
+from a table of the cells' values.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.extend.random import threefry_2x32
 from pgx._src.struct import dataclass
 
 from tris_envs.games.tris2 import (
@@ -48,11 +51,26 @@ _SPREAD = sum(1 << slot for slot in range(0, 3 * NUM_DICE, NUM_DICE))
 _SELF = jnp.eye(NUM_DICE, dtype=jnp.bool_)
 _DR = jnp.array(ROW_STEP, dtype=jnp.int8)
 _DC = jnp.array(COL_STEP, dtype=jnp.int8)
-_CODES = jnp.arange(1 + len(ORIENTATIONS))
-_ROLLED = jnp.array([[0] * 4] + [[1 + k for k in rolled] for rolled in ROLL], dtype=jnp.int8)
-"""Board code (0 empty, ``1 + k``) after a roll in each direction."""
-_DIE_PLANES = jnp.asarray(PLANES[:, :LAST_PLANE])
-_FRAME_CELLS = jnp.arange(FRAME * FRAME)
+_ROLLED = jnp.array([sum(1 + rolled[d] << 3 * (1 + k) for k, rolled in enumerate(ROLL))
+                     for d in range(4)])
+"""Per direction, the board code (``1 + k``) after the roll of each code, three bits each."""
+_LAST = 8
+"""Added to the board code of the die moved last."""
+
+
+def _cell_planes() -> np.ndarray:
+    """Observation channels of each cell value (board code, plus :data:`_LAST` for the die
+    moved last)."""
+    planes = np.zeros((2 * _LAST, PLANES.shape[1]), np.int8)
+    planes[:len(PLANES)] = planes[_LAST:_LAST + len(PLANES)] = PLANES
+    planes[_LAST:, LAST_PLANE] = 1
+    return planes
+
+
+_CELL_PLANES = jnp.asarray(_cell_planes())
+"""``int8[16, 11]``: :func:`_cell_planes`."""
+_CELLS = -(-NUM_ACTIONS // 4)
+"""Frame cells and the empty cells whose roll actions stand for the placements (81..94)."""
 _BLOCK_ROWS = jnp.array([f // FRAME for f in BLOCK_F], dtype=jnp.int8)
 _BLOCK_COLS = jnp.array([f % FRAME for f in BLOCK_F], dtype=jnp.int8)
 _BLOCK_LINES = jnp.array([[[others >> CELL_P[f] & 1 for f in BLOCK_F] for others in lines]
@@ -61,10 +79,10 @@ _BLOCK_LINES = jnp.array([[[others >> CELL_P[f] & 1 for f in BLOCK_F] for others
 """``[cell, line, other]``: the other two cells of each line of the block through a cell
 (padded to four lines with empty ones)."""
 _AXES = ((0, 1), (1, 0), (1, 1), (1, -1))
-_OFFSET_R = jnp.array([m * dr for dr, _ in _AXES for m in (-2, -1, 1, 2)], dtype=jnp.int8)
-_OFFSET_C = jnp.array([m * dc for _, dc in _AXES for m in (-2, -1, 1, 2)], dtype=jnp.int8)
-"""Offsets from a die to the cells that can complete a line through it: per axis, two
-steps back, one back, one on, two on."""
+_LINES = jnp.array([sum(1 << (2 + m * dr) * 5 + 2 + m * dc for m in pair)
+                    for dr, dc in _AXES for pair in ((-2, -1), (-1, 1), (1, 2))])
+"""The pairs of cells that complete a line through the middle of a 5x5 window (bit
+``(r+2)*5 + c+2`` for offset ``r, c``)."""
 _SETUP_TOPS = jnp.asarray((SETUP_TOPS.astype(np.int32) << 2 * np.arange(NUM_DICE)).sum(-1))
 """The allowed top patterns of a random block, two bits per cell."""
 
@@ -73,8 +91,9 @@ _SETUP_TOPS = jnp.asarray((SETUP_TOPS.astype(np.int32) << 2 * np.arange(NUM_DICE
 class State:
     """Pgx's fields; per die its frame row and column and its board code (0 not placed yet,
     ``1 + k`` orientation ``k``; during the placement setup die ``i`` is block cell ``i``);
-    the die moved last and its direction (``-1`` before the first roll); per frame cell
-    ``1 +`` the index of the die on it, or 0."""
+    the die moved last and its direction (``-1`` before the first roll); per frame cell its
+    board code, plus :data:`_LAST` for the die moved last (``uint8``: the observation's
+    table lookup then needs no check for negative indices)."""
 
     current_player: Any = jnp.int32(0)
     observation: Any = jnp.zeros((FRAME, FRAME, 11), dtype=jnp.int8)
@@ -88,7 +107,7 @@ class State:
     _codes: Any = jnp.zeros(NUM_DICE, dtype=jnp.int8)
     _last_die: Any = jnp.int8(-1)
     _last_dir: Any = jnp.int8(0)
-    _grid: Any = jnp.zeros(FRAME * FRAME, dtype=jnp.int8)
+    _board: Any = jnp.zeros(FRAME * FRAME, dtype=jnp.uint8)
 
     @property
     def env_id(self) -> str:
@@ -98,12 +117,6 @@ class State:
 def _tops(codes: Any) -> Any:
     """Top symbol index (0 X, 1 O, 2 /) of each code; -1 for no die."""
     return jnp.where(codes > 0, (codes - 1) >> 1, -1)
-
-
-def _grid(rows: Any, cols: Any, codes: Any) -> Any:
-    """Per frame cell, ``1 +`` the index of the die on it, or 0."""
-    at = ((rows * FRAME + cols)[None, :] == _FRAME_CELLS[:, None]) & (codes > 0)
-    return jnp.sum(jnp.where(at, _DICE + 1, 0), -1).astype(jnp.int8)
 
 
 def _bits(cells: Any) -> Any:
@@ -129,8 +142,9 @@ def _connected_rolls(rows: Any, cols: Any) -> Any:
     """``[die, direction]``: the roll goes to an empty cell and keeps all dice in contact.
 
     Without die ``i`` the others fall into groups: the closure of the contact masks, three
-    such graphs per ``int32``, squared three times (paths of up to 8 contacts). The roll is
-    legal iff its target touches every group."""
+    such graphs per ``int32``, squared twice (paths of up to 4 contacts), then applied twice
+    to the dice touching the target (up to 8). The roll is legal iff that reaches every
+    die."""
     offsets = jnp.arange(-2, 3, dtype=jnp.int8)[:, None, None]
     dy = _bits(rows - rows[:, None] == offsets)     # [k, i]: the dice k - 2 rows south of i
     dx = _bits(cols - cols[:, None] == offsets)     # [k, i]: the dice k - 2 columns east of i
@@ -139,9 +153,11 @@ def _connected_rolls(rows: Any, cols: Any) -> Any:
     touch = jnp.stack([north & column, level & east, south & column, level & west], -1)
     occupied = jnp.stack([dy[1] & dx[2], dy[2] & dx[3], dy[3] & dx[2], dy[2] & dx[1]], -1) != 0
     reach = _packed(jnp.where(_SELF, _BIT, level & column & ~_BIT[:, None]))   # [word, die]
-    for _ in range(3):
+    for _ in range(2):
         reach = _union(reach, reach[:, None, :])
-    covered = _union(_packed(touch | _BIT[:, None]), reach[:, None, :])   # [word, d]
+    covered = _packed(touch | _BIT[:, None])                             # [word, d]
+    for _ in range(2):
+        covered = _union(covered, reach[:, None, :])
     linked = ((covered[:, None, :] >> _SLOTS[:, None]) & _ALL) == _ALL
     return ~occupied & linked.reshape(NUM_DICE, 4)
 
@@ -156,9 +172,8 @@ class Tris2(TrisEnv):
         self._core = core
         self._placement = core.setup == "placement"
         grid = np.zeros(FRAME * FRAME, np.int8)
-        grid[list(BLOCK_F)] = np.arange(1, NUM_DICE + 1)
-        self._block_grid = jnp.asarray(grid)
-        block = core.make_state(bytes(grid > 0), (sum(1 << CELL_P[f] for f in BLOCK_F), 0, 0),
+        grid[list(BLOCK_F)] = 1
+        block = core.make_state(bytes(grid), (sum(1 << CELL_P[f] for f in BLOCK_F), 0, 0),
                                 3, 3, 0, -1)                # the rolls depend on geometry alone
         self._block_mask = jnp.asarray(core.legal_mask(block), dtype=jnp.bool_)
         if core.fair:
@@ -176,16 +191,21 @@ class Tris2(TrisEnv):
             legal &= ~((right - left + 1 >= limit) & ((target_c < left) | (target_c > right)))
         return legal
 
-    def _roll_mask(self, rows: Any, cols: Any, grid: Any, last_die: Any, last_dir: Any) -> Any:
-        """The action mask of the legal rolls (the frame anchored at row 0, column 0)."""
+    def _cells(self, rows: Any, cols: Any, codes: Any, last_die: Any, last_dir: Any
+               ) -> tuple[Any, Any]:
+        """Per frame cell, its board code (plus :data:`_LAST` for the die moved last), and
+        the action mask of the legal rolls (the frame anchored at row 0, column 0)."""
         undo = (_DICE == last_die)[:, None] & (jnp.arange(4) == (last_dir ^ 2))
         legal = self._rolls(rows, cols) & ~undo
-        directions = jnp.sum(jnp.where(legal, 1 << jnp.arange(4), 0), -1)   # per die, as bits
-        # placements take the actions of cells 81.. (empty): padding the grid, not the mask,
-        # keeps it one fused loop
-        grid = jnp.pad(grid, (0, -(-NUM_ACTIONS // 4) - FRAME * FRAME))
-        cells = jnp.concatenate([jnp.zeros(1, directions.dtype), directions])[grid]
-        return ((cells[:, None] >> jnp.arange(4)) & 1 == 1).reshape(-1)[:NUM_ACTIONS]
+        directions = jnp.sum(jnp.where(legal, 16 << jnp.arange(4), 0), -1)  # bits 4..7
+        value = (codes + jnp.where(_DICE == last_die, _LAST, 0) + directions).astype(jnp.uint8)
+        # a scatter of one byte per die (a comparison of every cell with every die costs
+        # more); the cells 81.. stay empty, so the placements' actions come out false
+        cells = jnp.zeros(_CELLS, jnp.uint8).at[rows * FRAME + cols].set(
+            value, unique_indices=True, mode="promise_in_bounds")
+        mask = (cells[:, None].astype(jnp.int32) >> 4 + jnp.arange(4)) & 1 == 1
+        board = cells[:FRAME * FRAME] & 2 * _LAST - 1
+        return board, mask.reshape(-1)[:NUM_ACTIONS]
 
     @staticmethod
     def _placement_mask(codes: Any) -> Any:
@@ -198,22 +218,35 @@ class Tris2(TrisEnv):
         return jnp.concatenate([jnp.zeros(PLACEMENT_BASE, dtype=jnp.bool_), legal])
 
     @staticmethod
-    def _roll(rows: Any, cols: Any, codes: Any, die: Any, d: Any) -> tuple[Any, Any, Any, Any]:
-        """The dice after die ``die`` (one-hot) rolls in direction ``d``, not re-anchored,
-        and whether the roll makes a line."""
-        step = jnp.arange(4) == d
-        row = jnp.sum(jnp.where(die, rows, 0)) + jnp.sum(jnp.where(step, _DR, 0))
-        col = jnp.sum(jnp.where(die, cols, 0)) + jnp.sum(jnp.where(step, _DC, 0))
-        code = jnp.sum(jnp.where(die, codes, 0))
-        code = jnp.sum(jnp.where((_CODES == code)[:, None] & step, _ROLLED, 0)).astype(jnp.int8)
-        rows = jnp.where(die, row.astype(jnp.int8), rows)
-        cols = jnp.where(die, col.astype(jnp.int8), cols)
-        codes = jnp.where(die, code, codes)
-        same = (_tops(codes) == (code - 1) >> 1) & ~die
-        near = ((rows - row == _OFFSET_R[:, None]) & (cols - col == _OFFSET_C[:, None])
-                & same).any(-1).reshape(4, 4)
-        won = (near[:, 1] & (near[:, 0] | near[:, 2]) | near[:, 2] & near[:, 3]).any()
-        return rows, cols, codes, won
+    def _roll(rows: Any, cols: Any, codes: Any, die: Any, d: Any
+              ) -> tuple[Any, Any, Any, Any, Any, Any]:
+        """The dice after die ``die`` (one-hot) rolls in direction ``d``, re-anchored at row
+        0, column 0; the die's index and the direction (``int8``), and whether the roll
+        makes a line."""
+        wide = rows.astype(jnp.int32), cols.astype(jnp.int32), codes.astype(jnp.int32)
+        # one pass over the dice: the rolling die, and whether another die stays in the
+        # frame's top row and left column. What follows reads the action only from this
+        # word: XLA would otherwise redo its choice in every later comparison of two dice.
+        found = jnp.bitwise_or.reduce(jnp.where(
+            die, _DICE << 12 | wide[2] << 8 | wide[0] << 4 | wide[1],
+            (wide[0] == 0) << 16 | (wide[1] == 0) << 17) | d << 18)
+        index, d = found >> 12 & 15, found >> 18
+        dr, dc = (d - 1) * (1 - (d & 1)), (2 - d) * (d & 1)          # ROW_STEP[d], COL_STEP[d]
+        row, col = (found >> 4 & 15) + dr, (found & 15) + dc
+        code = _ROLLED[d] >> 3 * (found >> 8 & 15) & 7
+        dr, dc = wide[0] - row, wide[1] - col
+        same = ((wide[2] - 1) >> 1 == (code - 1) >> 1) & (_DICE != index)
+        near = jnp.bitwise_or.reduce(jnp.where(same & (abs(dr) <= 2) & (abs(dc) <= 2),
+                                               1 << (dr + 2) * 5 + dc + 2, 0))
+        won = ((near & _LINES) == _LINES).any()
+        # the new top row and left column: -1, 0 or 1 (the die left a line it stood alone in)
+        top = jnp.where(row < 0, -1, (row > 0) & (found >> 16 & 1 == 0)).astype(jnp.int8)
+        left = jnp.where(col < 0, -1, (col > 0) & (found >> 17 & 1 == 0)).astype(jnp.int8)
+        # scatters, not selects: XLA keeps their results instead of redoing the roll
+        rows = (rows - top).at[index].set(row.astype(jnp.int8) - top)
+        cols = (cols - left).at[index].set(col.astype(jnp.int8) - left)
+        codes = codes.at[index].set(code.astype(jnp.int8))
+        return rows, cols, codes, index.astype(jnp.int8), d.astype(jnp.int8), won
 
     def _openings(self) -> tuple[np.ndarray, np.ndarray]:
         """The legal first rolls from the block (``die*4 + direction``) and every legal
@@ -222,8 +255,8 @@ class Tris2(TrisEnv):
 
         def answers(die: Any, d: Any) -> Any:
             one = _DICE == die
-            rows, cols, _, _ = self._roll(_BLOCK_ROWS, _BLOCK_COLS, jnp.ones(NUM_DICE, jnp.int8),
-                                          one, d)
+            rows, cols, *_ = self._roll(_BLOCK_ROWS, _BLOCK_COLS, jnp.ones(NUM_DICE, jnp.int8),
+                                        one, d)
             return self._rolls(rows, cols) & ~(one[:, None] & (jnp.arange(4) == d ^ 2))
 
         first = np.asarray(self._block_mask[:PLACEMENT_BASE]).reshape(-1, 4)[BLOCK_F, :]
@@ -241,8 +274,8 @@ class Tris2(TrisEnv):
             return jnp.bool_(True)
 
         def opening(i: Any, d: Any, j: Any, e: Any) -> tuple[Any, Any]:
-            rows, cols, after, won = self._roll(_BLOCK_ROWS, _BLOCK_COLS, codes, _DICE == i, d)
-            return won, self._roll(rows, cols, after, _DICE == j, e)[3]
+            rows, cols, after, *_, won = self._roll(_BLOCK_ROWS, _BLOCK_COLS, codes, _DICE == i, d)
+            return won, self._roll(rows, cols, after, _DICE == j, e)[-1]
 
         won, answered = jax.vmap(opening)(*pairs.T)
         of_roll = jnp.asarray(pairs[:, 0] * 4 + pairs[:, 1] == first[:, None])  # [first, pair]
@@ -250,8 +283,9 @@ class Tris2(TrisEnv):
 
     def _draw_setup(self, key: Any) -> Any:
         """Board codes of a random block by the seeds' rule (no line, no first-move win)."""
-        # one draw of two words (randint draws twice as much); the modulo's bias is < 3e-7
-        pattern, hidden = jax.random.bits(key, (2,))
+        # two words from one Threefry block (``random.bits`` hashes a block per word, randint
+        # draws twice as much); the modulo's bias is < 3e-7
+        pattern, hidden = threefry_2x32(jax.random.key_data(key), jnp.arange(2, dtype=jnp.uint32))
         tops = (_SETUP_TOPS[pattern % len(SETUP_TOPS)] >> 2 * _DICE) & 3
         hidden = hidden.astype(jnp.int32)
         return (1 + 2 * tops + ((hidden >> _DICE) & 1)).astype(jnp.int8)
@@ -269,43 +303,40 @@ class Tris2(TrisEnv):
         else:
             codes = self._draw_setup(key)
         stuck = ~self._block_mask.any()           # max_side=3: no roll leaves the block
-        return State(_codes=codes, _grid=self._block_grid,
+        board = jnp.pad(codes.astype(jnp.uint8).reshape(3, 3), ((0, FRAME - 3), (0, FRAME - 3)))
+        return State(_codes=codes, _board=board.reshape(-1),
                      legal_action_mask=self._block_mask | stuck, terminated=stuck)
 
     def _play(self, state: State, action: Any, key: Any) -> State:
         player, action = state.current_player, jnp.asarray(action, dtype=jnp.int32)
-        d = action % 4
-        die = state._rows * FRAME + state._cols == action // 4
-        rows, cols, codes, won = self._roll(state._rows, state._cols, state._codes, die, d)
-        rows, cols = rows - rows.min(), cols - cols.min()
-        last_die = jnp.sum(jnp.where(die, _DICE, 0)).astype(jnp.int8)
-        last_dir = d.astype(jnp.int8)
+        d = action & 3
+        die = state._rows * FRAME + state._cols == action >> 2
+        rows, cols, codes, last_die, last_dir, won = self._roll(state._rows, state._cols,
+                                                                state._codes, die, d)
         if self._placement:
             placed = action - PLACEMENT_BASE
             placing = placed >= 0
-            codes = jnp.where(placing & (_DICE == placed // 6), (1 + placed % 6).astype(jnp.int8),
-                              codes)
+            # a placement rolls no die: what the roll made of die 0 is dropped
+            filled = jnp.where(_DICE == placed // 6, (1 + placed % 6).astype(jnp.int8),
+                               state._codes)
+            codes = jnp.where(placing, filled, codes)
             rows = jnp.where(placing, _BLOCK_ROWS, rows)
             cols = jnp.where(placing, _BLOCK_COLS, cols)
             won &= ~placing
             last_die = jnp.where(placing, jnp.int8(-1), last_die)
             last_dir = jnp.where(placing, jnp.int8(0), last_dir)
-        grid = _grid(rows, cols, codes)
-        mask = self._roll_mask(rows, cols, grid, last_die, last_dir)
+        board, mask = self._cells(rows, cols, codes, last_die, last_dir)
         if self._placement:
             mask = jnp.where(placing & (codes == 0).any(), self._placement_mask(codes), mask)
         return state.replace(current_player=1 - player, _rows=rows, _cols=cols, _codes=codes,
-                             _last_die=last_die, _last_dir=last_dir, _grid=grid,
+                             _last_die=last_die, _last_dir=last_dir, _board=board,
                              legal_action_mask=mask,
                              terminated=won | ~mask.any(),
                              rewards=seat_rewards(jnp.where(won, player, -1)))
 
     # ----- views and bridges -----------------------------------------------------------
     def _observe(self, state: State, player_id: Any) -> Any:
-        last = (_DICE == state._last_die).astype(jnp.int8)[:, None]
-        dice = jnp.concatenate([_DIE_PLANES[state._codes], last], axis=1)
-        planes = jnp.concatenate([jnp.zeros((1, 11), jnp.int8), dice])[state._grid]
-        return planes.reshape(FRAME, FRAME, 11)
+        return _CELL_PLANES[state._board].reshape(FRAME, FRAME, -1)
 
     def from_core(self, state: CoreState) -> State:
         board = np.frombuffer(state.board, dtype=np.uint8)
@@ -314,14 +345,16 @@ class Tris2(TrisEnv):
         if state.last >= 0:
             last_die, last_dir = int(np.flatnonzero(cells == state.last >> 2)[0]), state.last & 3
         codes = board[cells]
-        grid = np.zeros(FRAME * FRAME, np.int8)
-        grid[cells[codes > 0]] = np.flatnonzero(codes) + 1
+        values = np.zeros(FRAME * FRAME, np.uint8)
+        values[cells] = codes
+        if last_die >= 0:
+            values[cells[last_die]] += _LAST
         over = state.result != ONGOING
         return State(current_player=jnp.int32(state.to_move),
                      _rows=jnp.asarray(cells // FRAME, dtype=jnp.int8),
                      _cols=jnp.asarray(cells % FRAME, dtype=jnp.int8),
                      _codes=jnp.asarray(codes, dtype=jnp.int8), _last_die=jnp.int8(last_die),
-                     _last_dir=jnp.int8(last_dir), _grid=jnp.asarray(grid),
+                     _last_dir=jnp.int8(last_dir), _board=jnp.asarray(values),
                      terminated=jnp.bool_(over),
                      legal_action_mask=jnp.asarray(self._core.legal_mask(state) | over,
                                                    dtype=jnp.bool_))
