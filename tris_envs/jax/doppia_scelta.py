@@ -27,7 +27,6 @@ from tris_envs.games.doppia_scelta import (
     NUM_ACTIONS,
     ONGOING,
     UNCOLORED,
-    move_tables,
     parse_gate,
 )
 from tris_envs.games.doppia_scelta import DoppiaScelta as CoreDoppiaScelta
@@ -38,15 +37,27 @@ POSES = CELLS * 4
 _NODES = POSES + 3
 _BLANK = 3
 """The ``_colors`` value of an uncolored cell (0 yellow, 1 gray, 2 red as in the core)."""
-_ROW_WORDS = 17674762
-"""``2**32 // 243``: a uniform 32-bit word below ``243 * _ROW_WORDS``, divided by it, is a
-uniform row of five colors in base 3 (boards with a word above are redrawn)."""
-
-
-_CANDIDATES = 2
-_UNROLL = 2
-_POWERS = jnp.array([1, 3, 9, 27, 81], dtype=jnp.uint32)
-_SHIFTS = 2 * jnp.arange(16, dtype=jnp.uint32)
+_SPREAD = 2**32 // 3**13
+_LIMIT = _SPREAD * 3**13
+"""A uniform 32-bit word below ``_LIMIT``, divided by :data:`_SPREAD`, is 13 uniform colors
+in base 3 (a board's two words, 26 colors, are redrawn when one is above)."""
+_STRIDE = 6
+"""Walks run on cells ``r*6 + c``: bits 0-28 of a 32-bit word, with the unused column 5
+and everything outside 0-28 read as off the board."""
+_PLACES = np.array([cell // 5 * _STRIDE + cell % 5 for cell in range(CELLS)])
+_MOVES = sum((4 * delta + facing + 32) << 8 * facing
+             for facing, delta in enumerate((-_STRIDE, 1, _STRIDE, -1)))
+"""Byte ``f``: 32 + how a walk pose ``place*4 + facing`` changes when it steps forward
+facing ``f`` (turned to ``f``, then one cell on)."""
+_STEPS = sum((4 * delta + 32) << 8 * facing for facing, delta in enumerate((-5, 1, 5, -1)))
+"""Byte ``f``: 32 + how a pose changes when it steps forward facing ``f``."""
+_FIRST_STEPS = 12
+"""Walk steps every board of a batch takes at once (:meth:`DoppiaScelta._drawn_batch`)."""
+_SPARE = 128
+"""Boards of a batch (of any size) that may need more than the first walk steps and still
+be redrawn apart; more, and the whole batch is redrawn one by one."""
+_UNROLL = 4
+"""Walk steps per turn of the drawing loop."""
 
 
 def _turned(pose: Any, instruction: Any) -> Any:
@@ -54,14 +65,52 @@ def _turned(pose: Any, instruction: Any) -> Any:
     return pose & ~3 | (pose + instruction + 3) & 3
 
 
-def _ahead(pose: Any) -> tuple[Any, Any]:
-    """The pose one step ahead (as :data:`FORWARD`, in arithmetic: gathers are slow under
-    ``vmap``), and whether the robot faces the border instead."""
-    row, col, facing = (pose >> 2) // 5, (pose >> 2) % 5, pose & 3
-    border = jnp.where(facing == 0, row == 0, jnp.where(facing == 1, col == 4, jnp.where(
-        facing == 2, row == 4, col == 0)))
-    step = jnp.where(facing == 0, -20, jnp.where(facing == 1, 4, jnp.where(facing == 2, 20, -4)))
-    return pose + step, border
+def _edges(poses: Any) -> Any:
+    """The board edges along the cells of ``poses``, as bits ``1 << facing`` of the
+    facings that look off the board."""
+    cells = poses >> 2
+    columns = cells % 5
+    return (cells < 5) * 1 | (columns == 4) * 2 | (cells >= 20) * 4 | (columns == 0) * 8
+
+
+def _walk_pose(pose: int) -> int:
+    """The walk pose (:data:`_STRIDE` layout) of a board pose ``cell*4 + facing``."""
+    return int(_PLACES[pose >> 2]) * 4 + (pose & 3)
+
+
+def _board(words: Any) -> tuple[Any, tuple[Any, Any], Any]:
+    """The board of two random 32-bit words: its colors (int8, 25), its walk planes (bit
+    ``place`` of the low, bit ``place + 1`` of the high plane: the low and high bit of
+    ``color + 1``; ``0`` off the board), and whether both words were below the limit (else
+    it is redrawn)."""
+    colors = []
+    for word in (words[0], words[1]):
+        rest = word // jnp.uint32(_SPREAD)
+        for _ in range(13):
+            colors.append(rest % 3)
+            rest = rest // 3
+    low = high = jnp.uint32(0)
+    for place, color in zip(_PLACES.tolist(), colors):
+        low = low | (color != 1).astype(jnp.uint32) << place
+        high = high | (color != 0).astype(jnp.uint32) << place + 1
+    valid = (words[0] < jnp.uint32(_LIMIT)) & (words[1] < jnp.uint32(_LIMIT))
+    return jnp.stack(colors[:CELLS]).astype(jnp.int8), (low, high), valid
+
+
+def _codes(planes: tuple[Any, Any], pose: Any) -> Any:
+    """``color + 1`` of the cell walk ``pose`` stands on, ``0`` off the board."""
+    place = (pose >> 2).astype(jnp.uint32)
+    return (planes[0] >> place & 1 | planes[1] >> place & 2).astype(jnp.int32)
+
+
+def _walked(planes: tuple[Any, Any], pose: Any, steps: int) -> Any:
+    """Walk ``pose`` after ``steps`` CodyColor steps; a walk that left the board stays."""
+    for _ in range(steps):
+        code = _codes(planes, pose)
+        facing = (pose + code + 2) & 3
+        moved = (pose & ~3) + (_MOVES >> (facing << 3) & 255) - 32
+        pose = jnp.where(code == 0, pose, moved)
+    return pose
 
 
 @dataclass
@@ -105,13 +154,8 @@ class DoppiaScelta(TrisEnv):
         self._core = core
         goals = [parse_gate(core.gates[1]), parse_gate(core.gates[3])]
         entries = [core.entry_pose(0), core.entry_pose(1)]
-        tables = [move_tables(goal) for goal in goals]
         self._entries = jnp.array(entries, dtype=jnp.int32)
         self._goals = jnp.array(goals, dtype=jnp.int32)
-        self._after = jnp.array([table.after for table in tables], dtype=jnp.int32)
-        self._stuck = jnp.array([table.stuck for table in tables])
-        self._legal = jnp.array([[[i in legal for i in range(3)] for legal in table.legal]
-                                 for table in tables]).reshape(2, POSES, 8, 3)
         exits = [100 if pose == goals[0] else 101 if pose == goals[1] else 102
                  for pose in range(POSES)]
         self._goal_nodes = jnp.array([100, exits[goals[1]]], dtype=jnp.int8)
@@ -121,6 +165,12 @@ class DoppiaScelta(TrisEnv):
         start = CoreState(UNCOLORED * CELLS, NOT_ENTERED, NOT_ENTERED, 0)
         self._goal_planes = jnp.array([core.observation(start, p).reshape(CELLS, 23) == 1
                                        for p in (0, 1)])
+        self._walk_entries = (jnp.int32(_walk_pose(entries[0])),
+                              jnp.int32(_walk_pose(entries[1])))
+        self._walk_goals = tuple(_walk_pose(goal) + 4 * (-_STRIDE, 1, _STRIDE, -1)[goal & 3]
+                                 for goal in goals)
+        self._draw = jax.custom_batching.custom_vmap(self._drawn)
+        self._draw.def_vmap(self._drawn_batch)
         self._coloring = core.setup == "coloring"
         self._recolor = jax.jit(self._recolored)
         self._start = None if core.setup == "random" and core.board is None else self.from_core(
@@ -130,72 +180,82 @@ class DoppiaScelta(TrisEnv):
     def _init(self, key: Any) -> State:
         if self._start is not None:
             return self._start
-        colors = self._random_colors(key)
+        colors = self._draw(key)
         robots = self._entries
         return State(_colors=colors, _robots=robots,
                      legal_action_mask=self._mask(colors, robots, jnp.zeros(75, bool), 0))
 
-    def _random_colors(self, key: Any) -> Any:
-        """Uniform random colors, redrawn until no robot has a CodyColor path.
+    def _words(self, key: Any, attempt: Any) -> Any:
+        """The two random words of board ``attempt`` drawn with ``key``."""
+        return jax.random.key_data(jax.random.fold_in(key, attempt))
 
-        Boards come :data:`_CANDIDATES` at a time, two bits a cell in two words (cells 0-15,
-        16-24); one loop walks both robots on one board after the other."""
-        def draw(carry: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
-            key, _, _ = carry
-            key, sub = jax.random.split(key)
-            rows = jax.random.bits(sub, (_CANDIDATES, 5)) // jnp.uint32(_ROW_WORDS)
-            colors = (rows[..., None] // _POWERS % 3).reshape(_CANDIDATES, CELLS)
-            boards = jnp.stack([(colors[:, :16] << _SHIFTS).sum(-1),
-                                (colors[:, 16:] << _SHIFTS[:9]).sum(-1)], -1)
-            return key, *self._first_without_path(boards, (rows < 243).all(-1))
+    def _drawn(self, key: Any) -> Any:
+        """Uniform random colors, redrawn until no robot has a CodyColor path."""
+        def attempt(carry: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
+            index, _, _ = carry
+            colors, planes, valid = _board(self._words(key, index))
+            white, black = jax.lax.while_loop(
+                lambda poses: (_codes(planes, poses[0]) != 0) | (_codes(planes, poses[1]) != 0),
+                lambda poses: (_walked(planes, poses[0], _UNROLL),
+                               _walked(planes, poses[1], _UNROLL)),
+                self._walk_entries)
+            white_exit, black_exit = self._walk_goals
+            return index + 1, colors, valid & (white != white_exit) & (black != black_exit)
 
-        _, board, _ = jax.lax.while_loop(
-            lambda carry: ~carry[2], draw,
-            (key, jnp.zeros(2, jnp.uint32), jnp.bool_(False)))
-        cells = jnp.arange(CELLS)
-        words = jnp.where(cells < 16, board[0], board[1])
-        return (words >> _SHIFTS[cells & 15] & 3).astype(jnp.int8)
+        return jax.lax.while_loop(lambda carry: ~carry[2], attempt,
+                                  (jnp.int32(0), jnp.zeros(CELLS, jnp.int8),
+                                   jnp.bool_(False)))[1]
 
-    def _first_without_path(self, boards: Any, valid: Any) -> tuple[Any, Any]:
-        """The first of the ``valid`` packed ``boards`` on which no robot has a CodyColor
-        path, and whether there is one."""
-        def walk(poses: Any, out: Any, board: Any) -> tuple[Any, Any]:
-            cells = poses >> 2
-            words = jnp.where(cells < 16, board[0], board[1])
-            shifts = (2 * (cells & 15)).astype(jnp.uint32)
-            turned = _turned(poses, (words >> shifts & 3).astype(jnp.int32))
-            ahead, leaving = _ahead(turned)
-            return jnp.where(out, poses, jnp.where(leaving, turned, ahead)), out | leaving
+    def _first_try(self, key: Any) -> tuple[Any, Any]:
+        """The colors of board 0 of :meth:`_drawn`, and whether :meth:`_drawn` keeps it
+        after only :data:`_FIRST_STEPS` walk steps."""
+        colors, planes, valid = _board(self._words(key, 0))
+        kept = valid
+        for entry, goal in zip(self._walk_entries, self._walk_goals):
+            pose = _walked(planes, entry, _FIRST_STEPS)
+            kept = kept & (_codes(planes, pose) == 0) & (pose != goal)
+        return colors, kept
 
-        def body(carry: tuple[Any, ...]) -> tuple[Any, ...]:
-            index, board, poses, out, _ = carry
-            for _ in range(_UNROLL):
-                poses, out = walk(poses, out, board)
-            decided = out.all()
-            current = jnp.arange(_CANDIDATES) == index
-            rejected = decided & ((poses == self._goals).any() | ~(valid & current).any())
-            index = index + rejected
-            following = jnp.where((jnp.arange(_CANDIDATES) == index)[:, None], boards, 0)
-            return (index, jnp.where(rejected, following.sum(0), board),
-                    jnp.where(rejected, self._entries, poses), out & ~rejected,
-                    decided & ~rejected)
+    def _drawn_batch(self, size: int, batched: list[bool], keys: Any) -> tuple[Any, bool]:
+        """:meth:`_drawn` for a batch of ``keys`` (the same boards): every board 0 walks
+        :data:`_FIRST_STEPS` steps at once, and only the keys whose board 0 is not kept
+        then (at most :data:`_SPARE`) go through the loop, which under ``vmap`` runs as
+        long as the longest walk among them."""
+        if not batched[0]:
+            return self._drawn(keys), False
+        colors, kept = jax.vmap(self._first_try)(keys)
+        index = jnp.nonzero(~kept, size=_SPARE, fill_value=size)[0]
 
-        carry = (jnp.int32(0), boards[0], self._entries, jnp.zeros(2, bool), jnp.bool_(False))
-        carry = jax.lax.while_loop(lambda carry: ~carry[4] & (carry[0] < _CANDIDATES), body,
-                                   carry)
-        return carry[1], carry[4]
+        def spare(colors: Any) -> Any:
+            redrawn = jax.vmap(self._drawn)(keys.at[index].get(mode="clip"))
+            return colors.at[index].set(redrawn, mode="drop")
+
+        return jax.lax.cond((~kept).sum() <= _SPARE, spare,
+                            lambda colors: jax.vmap(self._drawn)(keys), colors), True
 
     # ----- rules -----------------------------------------------------------------------
+    def _under(self, colors: Any, pose: Any) -> Any:
+        """The color under a robot in ``pose`` (0 for a pose outside the board).
+
+        A reduction: XLA computes it once instead of inside every array that uses it."""
+        return jnp.where(jnp.arange(CELLS) == pose >> 2, colors, 0).sum()
+
     def _mask(self, colors: Any, robots: Any, colorings: Any, player: Any) -> Any:
         """The legal actions: ``player``'s instructions once the robots entered, else the
-        legal ``colorings``."""
-        own = jnp.where(player == 0, robots[0], robots[1])
-        other = jnp.where(player == 0, robots[1], robots[0])
-        under = jnp.where(jnp.arange(CELLS) == (jnp.stack([own, other]) >> 2)[:, None],
-                          colors, 0).sum(-1)
-        offered = 1 << under[0] | 1 << under[1]
-        turns = self._legal[player, jnp.clip(own, 0, POSES - 1), offered]
-        entered = robots[0] >= 0
+        legal ``colorings``.
+
+        The instructions offered by the colors under the robots, without those that face
+        the border (the own goal gate excepted) unless every offered one does."""
+        white, black = robots[0], robots[1]
+        own = jnp.where(player == 0, white, black)
+        goal = jnp.where(player == 0, self._goals[0], self._goals[1])
+        blocked = _edges(own) & ~jnp.where(own >> 2 == goal >> 2, 1 << (goal & 3), 0)
+        facing_out = (blocked * 17) >> ((own + 3) & 3) & 7
+        offered = 1 << self._under(colors, white) | 1 << self._under(colors, black)
+        going = offered & ~facing_out
+        legal = jnp.where(going != 0, going, offered)
+        turns = (legal >> jnp.arange(3) & 1) == 1
+        entered = white >= 0
         return jnp.concatenate([turns & entered, colorings & ~entered])
 
     def _play(self, state: State, action: Any, key: Any) -> State:
@@ -207,14 +267,28 @@ class DoppiaScelta(TrisEnv):
                                       colored, moved)
 
     def _move(self, state: State, action: Any) -> State:
-        player, robots, colors = state.current_player, state._robots, state._colors
-        own = jnp.where(player == 0, robots[0], robots[1])
-        after = self._after[player, jnp.clip(own, 0, POSES - 1) * 3 + jnp.clip(action, 0, 2)]
-        robots = jnp.where(jnp.arange(2) == player, after, robots)
+        """The state after the mover runs instruction ``action``.
+
+        Poses move by arithmetic (gathers are slow under ``vmap``). The new pose and the
+        stalemate come out of reductions: XLA would otherwise recompute the move inside
+        every state field that the benchmark's restart selects."""
+        player, colors = state.current_player, state._colors
+        white, black = state._robots[0], state._robots[1]
+        own = jnp.where(player == 0, white, black)
+        goal = jnp.where(player == 0, self._goals[0], self._goals[1])
+        facings = (own + jnp.arange(3) + 3) & 3
+        turned = own & ~3 | facings
+        ahead = turned + (_STEPS >> (facings << 3) & 255) - 32
+        afters = jnp.where(turned == goal, EXITED,
+                           jnp.where(_edges(own) >> facings & 1 == 1, turned, ahead))
+        after = jnp.where(jnp.arange(3) == action, afters, 0).sum()
+        white = jnp.where(player == 0, after, white)
+        black = jnp.where(player == 0, black, after)
         won = after == EXITED
-        gray = jnp.where(jnp.arange(CELLS) == (robots >> 2)[:, None], colors, 0).sum(-1) == 1
-        stuck = self._stuck[jnp.arange(2), jnp.clip(robots, 0, POSES - 1)]
-        stalemate = ~won & (gray & stuck).all()
+        robots = jnp.stack([white, black])
+        stuck = (_edges(robots) >> (robots & 3) & 1 == 1) & (robots != self._goals)
+        gray = jnp.stack([self._under(colors, white), self._under(colors, black)]) == 1
+        stalemate = ~won & (stuck & gray).all()
         following = 1 - player
         return state.replace(current_player=following, _robots=robots,
                              legal_action_mask=self._mask(colors, robots, jnp.zeros(75, bool),
@@ -275,20 +349,23 @@ class DoppiaScelta(TrisEnv):
 
     # ----- views -----------------------------------------------------------------------
     def _observe(self, state: State, player_id: Any) -> Any:
+        # int8 throughout (poses and plane targets stay below 128): wider vectors on CPU;
+        # planes 21 and 22 are zero outside the coloring setup
         robots = jnp.where(state._robots < 0, self._entries, state._robots)
-        mine = jnp.where(player_id == 0, robots[0], robots[1])
-        theirs = jnp.where(player_id == 0, robots[1], robots[0])
-        cells, planes = jnp.arange(CELLS)[:, None], jnp.arange(23)
+        mine = jnp.where(player_id == 0, robots[0], robots[1]).astype(jnp.int8)
+        theirs = jnp.where(player_id == 0, robots[1], robots[0]).astype(jnp.int8)
+        cells = jnp.arange(CELLS, dtype=jnp.int8)[:, None]
+        planes = jnp.arange(23, dtype=jnp.int8)
         colors = state._colors[:, None]
         goals = jnp.where(player_id == 0, self._goal_planes[0], self._goal_planes[1])
+        blanks = (planes == 21) & (colors == _BLANK) | (planes == 22) & (
+            state._colors == _BLANK).any() if self._coloring else False
         seen = jnp.where(planes < 3, colors == planes, jnp.where(
             planes == 3, mine >> 2 == cells, jnp.where(
                 planes < 8, mine == cells * 4 + planes - 4, jnp.where(
                     planes == 8, theirs >> 2 == cells, jnp.where(
-                        planes < 13, theirs == cells * 4 + planes - 9, jnp.where(
-                            planes < 21, goals, jnp.where(
-                                planes == 21, colors == _BLANK,
-                                (state._colors == _BLANK).any())))))))
+                        planes < 13, theirs == cells * 4 + planes - 9,
+                        jnp.where(planes < 21, goals, blanks))))))
         return seen.astype(jnp.int8).reshape(5, 5, 23)
 
     # ----- bridges ---------------------------------------------------------------------
