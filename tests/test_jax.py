@@ -182,7 +182,7 @@ def test_benchmark_loop_rolls_dice_inside_step():
 def test_benchmark_table():
     from tris_envs.jax.bench import run
 
-    table = run(batches=(1, 8), length=5, rounds=1)
+    table = run(batches=(1, 8), length=5, rounds=1, ratio_rounds=2)
     assert "| pgx tic_tac_toe |" in table and "1.00x" in table
     assert all(f"| {name} |" in table for name in JAX_GAMES)
 
