@@ -34,7 +34,6 @@ from tris_envs.games.doppia_scelta import DoppiaSceltaState as CoreState
 from tris_envs.jax.base import TrisEnv, seat_rewards
 
 POSES = CELLS * 4
-_NODES = POSES + 3
 _BLANK = 3
 """The ``_colors`` value of an uncolored cell (0 yellow, 1 gray, 2 red as in the core)."""
 _SPREAD = 2**32 // 3**13
