@@ -157,6 +157,19 @@ def test_pgx_conventions_and_bad_input():
     assert set(JAX_GAMES) <= set(GAMES)
 
 
+@pytest.mark.parametrize("name", JAX_GAMES)
+def test_every_kind_of_key_draws_and_steps(name):
+    env = make(name)
+    init, step = jax.jit(env.init), jax.jit(env.step)
+    for key in (jax.random.PRNGKey(3), jax.random.key(3), jax.random.key(3, impl="rbg")):
+        state = init(key)
+        state = step(state, jnp.argmax(state.legal_action_mask), key)
+        assert int(state._step_count) == 1 and bool(state.legal_action_mask.any())
+        batch = jax.vmap(env.init)(jax.random.split(key, 3))
+        assert batch.legal_action_mask.shape == (3, env.num_actions)
+        assert bool(batch.legal_action_mask.any(-1).all())
+
+
 def test_benchmark_loop_plays_and_restarts_games():
     from tris_envs.jax.bench import measure, random_play
 

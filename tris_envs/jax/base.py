@@ -85,6 +85,13 @@ def to_position(env: TrisEnv, state: Any) -> str:
     return env.game.to_notation(env.to_core(jax.device_get(state)))
 
 
+def random_words(key: Any, index: Any = 0) -> Any:
+    """Two uniformly random 32-bit words, draw ``index`` of ``key``: the data of
+    ``fold_in(key, index)``, one hash where ``jax.random.bits`` spends one per word. Any
+    key works: ``PRNGKey`` arrays and typed keys of every implementation."""
+    return jax.random.key_data(jax.random.fold_in(key, index))[..., :2]
+
+
 def seat_rewards(winner: Any) -> Any:
     """``[+1, -1]`` / ``[-1, +1]`` for a winning seat 0 / 1, zeros for ``-1`` (no winner)."""
     return jnp.where(winner < 0, jnp.zeros(2, jnp.float32),

@@ -31,7 +31,7 @@ from tris_envs.games.doppia_scelta import (
 )
 from tris_envs.games.doppia_scelta import DoppiaScelta as CoreDoppiaScelta
 from tris_envs.games.doppia_scelta import DoppiaSceltaState as CoreState
-from tris_envs.jax.base import TrisEnv, seat_rewards
+from tris_envs.jax.base import TrisEnv, random_words, seat_rewards
 
 POSES = CELLS * 4
 _BLANK = 3
@@ -184,15 +184,11 @@ class DoppiaScelta(TrisEnv):
         return State(_colors=colors, _robots=robots,
                      legal_action_mask=self._mask(colors, robots, jnp.zeros(75, bool), 0))
 
-    def _words(self, key: Any, attempt: Any) -> Any:
-        """The two random words of board ``attempt`` drawn with ``key``."""
-        return jax.random.key_data(jax.random.fold_in(key, attempt))
-
     def _drawn(self, key: Any) -> Any:
         """Uniform random colors, redrawn until no robot has a CodyColor path."""
         def attempt(carry: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
             index, _, _ = carry
-            colors, planes, valid = _board(self._words(key, index))
+            colors, planes, valid = _board(random_words(key, index))
             white, black = jax.lax.while_loop(
                 lambda poses: (_codes(planes, poses[0]) != 0) | (_codes(planes, poses[1]) != 0),
                 lambda poses: (_walked(planes, poses[0], _UNROLL),
@@ -208,7 +204,7 @@ class DoppiaScelta(TrisEnv):
     def _first_try(self, key: Any) -> tuple[Any, Any]:
         """The colors of board 0 of :meth:`_drawn`, and whether :meth:`_drawn` keeps it
         after only :data:`_FIRST_STEPS` walk steps."""
-        colors, planes, valid = _board(self._words(key, 0))
+        colors, planes, valid = _board(random_words(key, 0))
         kept = valid
         for entry, goal in zip(self._walk_entries, self._walk_goals):
             pose = _walked(planes, entry, _FIRST_STEPS)

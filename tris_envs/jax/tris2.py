@@ -15,7 +15,6 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.extend.random import threefry_2x32
 from pgx._src.struct import dataclass
 
 from tris_envs.games.tris2 import (
@@ -40,7 +39,7 @@ from tris_envs.games.tris2_moves import (
     ROLL,
     ROW_STEP,
 )
-from tris_envs.jax.base import TrisEnv, seat_rewards
+from tris_envs.jax.base import TrisEnv, random_words, seat_rewards
 
 _DICE = jnp.arange(NUM_DICE)
 _BIT = jnp.int32(1) << _DICE
@@ -283,9 +282,9 @@ class Tris2(TrisEnv):
 
     def _draw_setup(self, key: Any) -> Any:
         """Board codes of a random block by the seeds' rule (no line, no first-move win)."""
-        # two words from one Threefry block (``random.bits`` hashes a block per word, randint
-        # draws twice as much); the modulo's bias is < 3e-7
-        pattern, hidden = threefry_2x32(jax.random.key_data(key), jnp.arange(2, dtype=jnp.uint32))
+        # two random words (randint draws twice as much); the modulo's bias is < 3e-7
+        words = random_words(key)
+        pattern, hidden = words[0], words[1]
         tops = (_SETUP_TOPS[pattern % len(SETUP_TOPS)] >> 2 * _DICE) & 3
         hidden = hidden.astype(jnp.int32)
         return (1 + 2 * tops + ((hidden >> _DICE) & 1)).astype(jnp.int8)
