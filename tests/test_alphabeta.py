@@ -70,6 +70,47 @@ def test_expectimax_plays_dice_games_within_a_time_budget():
     assert game.current_player(state) != CHANCE
 
 
+def expectimax(game, state, me, depth, ply):
+    """The plain search the agent prunes: every move and every roll, no table."""
+    player = game.current_player(state)
+    if player == TERMINAL:
+        result = game.returns(state)[me]
+        return 0.0 if result == 0 else np.copysign(WIN - ply, result)
+    if player == CHANCE:
+        return sum(p * expectimax(game, game.apply(state, outcome), me, depth, ply)
+                   for outcome, p in game.chance_outcomes(state))
+    if depth == 0:
+        return game.heuristic(state, me)
+    values = [expectimax(game, game.apply(state, a), me, depth - 1, ply + 1)
+              for a in game.legal_actions(state)]
+    return max(values) if player == me else min(values)
+
+
+def test_expectimax_values_match_the_full_tree_on_tritoc():
+    # the horizon's chance nodes are valued without their rolls: Tritoc's heuristic (the
+    # fields) is the same after every roll, so the values are those of the full tree
+    game = make_game("tritoc")
+    rng = np.random.default_rng(3)
+    agent = AlphaBetaAgent(plies=2, rng=np.random.default_rng(0))
+    checked = 0
+    for _ in range(3):
+        state = resolve_chance(game, game.initial_state(rng), rng)
+        for _ in range(60):
+            if game.current_player(state) == TERMINAL:
+                break
+            me = game.current_player(state)
+            full = {a: expectimax(game, game.apply(state, a), me, 1, 1)
+                    for a in game.legal_actions(state)}
+            best = max(full.values())
+            assert max(agent.root_values(game, state).values()) == pytest.approx(best)
+            assert full[agent.act(game, state)] == pytest.approx(best)
+            checked += best != 0
+            actions = game.legal_actions(state)
+            state = resolve_chance(game, game.apply(state, actions[rng.integers(len(actions))]),
+                                   rng)
+    assert checked > 20
+
+
 def test_specs_parse_and_bad_ones_are_refused():
     assert make_agent("alphabeta").name == "alphabeta:4"
     assert make_agent("alphabeta:7").plies == 7

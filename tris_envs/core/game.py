@@ -264,7 +264,8 @@ class Game(ABC, Generic[S]):
     def heuristic(self, state: S, player: int) -> float:
         """An estimate in (-1, 1) of an unfinished ``state`` for ``player``.
 
-        Depth-limited searches (``alphabeta``) value their leaves with it. ``0.0`` by
+        Depth-limited searches (``alphabeta``) value their leaves with it, chance nodes
+        included: there it estimates the expectation over the outcomes. ``0.0`` by
         default: games define one only where a simple, sound estimate is known.
         """
         return 0.0
