@@ -11,6 +11,8 @@ from tris_envs.core import solve
 from tris_envs.core.game import CHANCE, TERMINAL, resolve_chance
 from tris_envs.games import make_game
 
+from checks import random_playouts
+
 
 def solved(name, **options):
     game = make_game(name, **options)
@@ -89,26 +91,22 @@ def expectimax(game, state, me, depth, ply):
 def test_expectimax_values_match_the_full_tree_on_tritoc():
     # the horizon's chance nodes are valued without their rolls: Tritoc's heuristic (the
     # fields) is the same after every roll, so the values are those of the full tree
-    game = make_game("tritoc")
-    rng = np.random.default_rng(3)
     agent = AlphaBetaAgent(plies=2, rng=np.random.default_rng(0))
-    checked = 0
-    for _ in range(3):
-        state = resolve_chance(game, game.initial_state(rng), rng)
-        for _ in range(60):
-            if game.current_player(state) == TERMINAL:
-                break
-            me = game.current_player(state)
-            full = {a: expectimax(game, game.apply(state, a), me, 1, 1)
-                    for a in game.legal_actions(state)}
-            best = max(full.values())
-            assert max(agent.root_values(game, state).values()) == pytest.approx(best)
-            assert full[agent.act(game, state)] == pytest.approx(best)
-            checked += best != 0
-            actions = game.legal_actions(state)
-            state = resolve_chance(game, game.apply(state, actions[rng.integers(len(actions))]),
-                                   rng)
-    assert checked > 20
+    decided = []
+
+    def compare(game, state):
+        me = game.current_player(state)
+        if me < 0:
+            return
+        full = {a: expectimax(game, game.apply(state, a), me, 1, 1)
+                for a in game.legal_actions(state)}
+        best = max(full.values())
+        assert max(agent.root_values(game, state).values()) == pytest.approx(best)
+        assert full[agent.act(game, state)] == pytest.approx(best)
+        decided.append(best != 0)
+
+    random_playouts(make_game("tritoc"), 3, seed=3, check=compare, max_plies=120)
+    assert sum(decided) > 20
 
 
 def test_specs_parse_and_bad_ones_are_refused():

@@ -8,9 +8,9 @@ pruning across a chance node). The score of a finished game is
 slowest loss; an unfinished leaf is worth the game's
 :meth:`~tris_envs.core.game.Game.heuristic` (0 unless a game defines one), which stays
 within (-1, 1), below any decided result. A chance node at the horizon is such a leaf too
-(its outcomes are not expanded): on Tritoc, where every ply ends in a roll, that is 11
-times fewer leaves. Setup turns (Tris 2's placement, Doppia scelta's coloring) are ordinary
-moves.
+(its outcomes are not expanded): on Tritoc, where every ply ends in a roll, one leaf
+instead of one per outcome of the roll. Setup turns (Tris 2's placement, Doppia scelta's
+coloring) are ordinary moves.
 
 It deepens iteratively (1, 2, ... ``plies``), trying the previous iteration's best move
 first and winning moves before the others, and keeps a transposition table of each

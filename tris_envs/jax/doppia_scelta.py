@@ -44,8 +44,10 @@ _STRIDE = 6
 """Walks run on cells ``r*6 + c``: bits 0-28 of a 32-bit word, with the unused column 5
 and everything outside 0-28 read as off the board."""
 _PLACES = np.array([cell // 5 * _STRIDE + cell % 5 for cell in range(CELLS)])
+_WALK_DELTAS = (-_STRIDE, 1, _STRIDE, -1)
+"""How a walk cell changes one step ahead, per facing N E S W."""
 _MOVES = sum((4 * delta + facing + 32) << 8 * facing
-             for facing, delta in enumerate((-_STRIDE, 1, _STRIDE, -1)))
+             for facing, delta in enumerate(_WALK_DELTAS))
 """Byte ``f``: 32 + how a walk pose ``place*4 + facing`` changes when it steps forward
 facing ``f`` (turned to ``f``, then one cell on)."""
 _STEPS = sum((4 * delta + 32) << 8 * facing for facing, delta in enumerate((-5, 1, 5, -1)))
@@ -166,7 +168,7 @@ class DoppiaScelta(TrisEnv):
                                        for p in (0, 1)])
         self._walk_entries = (jnp.int32(_walk_pose(entries[0])),
                               jnp.int32(_walk_pose(entries[1])))
-        self._walk_goals = tuple(_walk_pose(goal) + 4 * (-_STRIDE, 1, _STRIDE, -1)[goal & 3]
+        self._walk_goals = tuple(_walk_pose(goal) + 4 * _WALK_DELTAS[goal & 3]
                                  for goal in goals)
         self._draw = jax.custom_batching.custom_vmap(self._drawn)
         self._draw.def_vmap(self._drawn_batch)

@@ -283,8 +283,7 @@ class Tris2(TrisEnv):
     def _draw_setup(self, key: Any) -> Any:
         """Board codes of a random block by the seeds' rule (no line, no first-move win)."""
         # two random words (randint draws twice as much); the modulo's bias is < 3e-7
-        words = random_words(key)
-        pattern, hidden = words[0], words[1]
+        pattern, hidden = random_words(key)
         tops = (_SETUP_TOPS[pattern % len(SETUP_TOPS)] >> 2 * _DICE) & 3
         hidden = hidden.astype(jnp.int32)
         return (1 + 2 * tops + ((hidden >> _DICE) & 1)).astype(jnp.int8)
