@@ -69,6 +69,18 @@ def test_random_boards_follow_the_cores_law(envs, scheme):
     assert np.asarray(states._robots).tolist() == [[game.entry_pose(0), game.entry_pose(1)]] * DRAWS
 
 
+@pytest.mark.parametrize("size", [1024, 2048])
+def test_batched_boards_are_the_unbatched_boards(envs, size):
+    """A batch draws per key the board that ``init`` alone draws (``lax.map`` runs it key
+    by key): in a batch of 1,024 the few keys whose first board is not settled after the
+    first walk steps are redrawn apart; in one of 2,048 they are too many, and the whole
+    batch takes the loop."""
+    env, _, init, _, _ = env_of(envs)
+    keys = jax.random.split(jax.random.PRNGKey(11), size)
+    one_by_one = jax.jit(lambda keys: jax.lax.map(env.init, keys)._colors)(keys)
+    assert (np.asarray(init(keys)._colors) == np.asarray(one_by_one)).all()
+
+
 @pytest.mark.parametrize("text", [
     "RGGYY/YYYYR/GRGGR/RGGGR/YRRYG 3,0,N 4,4,N 4,0,S 0,4,N 4,4,S 0,0,N b",
     "RGGYY/YYYYR/GRGGR/RGGGR/YRRYG -1,4,N 0,2,E 4,0,S 0,4,N 4,4,S 0,0,N b",
