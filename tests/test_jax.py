@@ -17,7 +17,7 @@ import jax.numpy as jnp  # noqa: E402
 from tris_envs.core.game import CHANCE, TERMINAL  # noqa: E402
 from tris_envs.games import GAMES, make_game  # noqa: E402
 from tris_envs.jax import GAMES as JAX_GAMES  # noqa: E402
-from tris_envs.jax import make, to_position  # noqa: E402
+from tris_envs.jax import make, restart, to_position  # noqa: E402
 
 from checks import check_bridge  # noqa: E402
 
@@ -168,6 +168,18 @@ def test_every_kind_of_key_draws_and_steps(name):
         batch = jax.vmap(env.init)(jax.random.split(key, 3))
         assert batch.legal_action_mask.shape == (3, env.num_actions)
         assert bool(batch.legal_action_mask.any(-1).all())
+
+
+def test_restart_replaces_only_the_ended_games():
+    env = make("tris1")
+    keys = jax.random.split(jax.random.PRNGKey(0), 3)
+    fresh = jax.vmap(env.init)(keys)
+    moved = jax.vmap(env.step)(fresh, jnp.array([0, 4, 8]))
+    state = restart(jnp.array([False, True, False]), fresh, moved)
+    assert np.asarray(state._step_count).tolist() == [1, 0, 1]
+    assert np.asarray(state.observation[:, 1, 1].sum(-1)).tolist() == [0, 0, 0]
+    assert np.asarray(state.observation[:, 0, 0].sum(-1)).tolist() == [1, 0, 0]
+    assert np.asarray(state.current_player).tolist() == [1, 0, 1]
 
 
 def test_benchmark_loop_plays_and_restarts_games():

@@ -27,7 +27,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from tris_envs.jax.base import TrisEnv, from_position, to_position
+from tris_envs.jax.base import TrisEnv, from_position, restart, to_position
 
 _CLASSES = {
     "tris1": "tris_envs.jax.tris1:Tris1",
@@ -54,4 +54,4 @@ def make(name: str, **options: Any) -> TrisEnv:
     return getattr(import_module(module), cls)(**options)
 
 
-__all__ = ["GAMES", "TrisEnv", "from_position", "make", "to_position"]
+__all__ = ["GAMES", "TrisEnv", "from_position", "make", "restart", "to_position"]

@@ -85,6 +85,15 @@ def to_position(env: TrisEnv, state: Any) -> str:
     return env.game.to_notation(env.to_core(jax.device_get(state)))
 
 
+def restart(done: Any, fresh: Any, state: Any) -> Any:
+    """A batch of states in which the games marked ``done`` (shape: the batch) are
+    replaced by ``fresh`` states (``jax.vmap(env.init)`` of new keys), as Pgx's auto-reset
+    does: read the ended games' rewards before."""
+    return jax.tree_util.tree_map(
+        lambda new, old: jnp.where(done.reshape(done.shape + (1,) * (old.ndim - done.ndim)),
+                                   new, old), fresh, state)
+
+
 def random_words(key: Any, index: Any = 0) -> Any:
     """Two uniformly random 32-bit words, draw ``index`` of ``key``: the data of
     ``fold_in(key, index)``, one hash where ``jax.random.bits`` spends one per word. Any

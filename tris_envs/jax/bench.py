@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import pgx
 
-from tris_envs.jax import GAMES, make
+from tris_envs.jax import GAMES, make, restart
 
 BATCHES = (1, 64, 1024)
 PGX_GAMES = ("tic_tac_toe", "connect_four")
@@ -68,11 +68,6 @@ def random_play(env: Any, batch: int, length: int) -> Callable[[Any, Any], Any]:
     legal steps in each of ``batch`` games, restarting every game that ends. Every step
     gets a key per game (Tritoc rolls the next player's dice inside ``step``)."""
     init, step = jax.vmap(env.init), jax.vmap(env.step)
-
-    def restart(done: Any, fresh: Any, state: Any) -> Any:
-        return jax.tree_util.tree_map(
-            lambda new, old: jnp.where(done.reshape(done.shape + (1,) * (old.ndim - 1)),
-                                       new, old), fresh, state)
 
     def one_step(carry: tuple[Any, Any], _: Any) -> tuple[tuple[Any, Any], None]:
         state, key = carry
