@@ -27,7 +27,7 @@ import optax
 
 from tris_envs.evaluation import play_match
 from tris_envs.games import GAMES, make_game
-from tris_envs.jax import make
+from tris_envs.jax import make, restart
 from tris_envs.training.evaluation import OpponentResult, format_table, optimal_moves
 from tris_envs.training.targets import check_targets
 
@@ -50,6 +50,17 @@ def init_network(key: Any, inputs: int, hidden: int, actions: int) -> dict[str, 
     return {f"w{i}": jax.random.normal(k, size) * np.sqrt(2 / size[0]) * (0.01 if i == 2 else 1)
             for i, (k, size) in enumerate(zip(keys, sizes))} | {
             f"b{i}": jnp.zeros(size[1]) for i, size in enumerate(sizes)}
+
+
+def new_network(env: Any, args: argparse.Namespace, clip: float) -> tuple[Any, ...]:
+    """``(key, params, optimiser, opt_state, start)`` of a run: the network for ``env``
+    (``--hidden`` units), Adam at ``--lr`` with gradients clipped to norm ``clip``, and the
+    keys of the run and of its first games, all from ``--seed``."""
+    key, network, start = jax.random.split(jax.random.PRNGKey(args.seed), 3)
+    params = init_network(network, int(np.prod(env.observation_shape)), args.hidden,
+                          env.num_actions)
+    optimiser = optax.chain(optax.clip_by_global_norm(clip), optax.adam(args.lr))
+    return key, params, optimiser, optimiser.init(params), start
 
 
 def forward(params: dict[str, Any], observation: Any, mask: Any) -> tuple[Any, Any]:
@@ -84,9 +95,7 @@ def make_update(env: Any, args: argparse.Namespace, optimiser: Any) -> Any:
         done = after.terminated | after.truncated
         reward = after.rewards[jnp.arange(args.envs), player]
         fresh = init(jax.random.split(again, args.envs))
-        after = jax.tree_util.tree_map(
-            lambda new, old: jnp.where(done.reshape((-1,) + (1,) * (old.ndim - 1)), new, old),
-            fresh, after)
+        after = restart(done, fresh, after)
         random_seat = jnp.where(done, random_seats(seats), random_seat)
         return (params, (after, random_seat), key), Transition(
             states.observation, states.legal_action_mask, action, log_prob, value, reward,
@@ -153,8 +162,8 @@ def make_update(env: Any, args: argparse.Namespace, optimiser: Any) -> Any:
 class JaxPolicy:
     """The trained network as an agent of the harness: its most probable legal move."""
 
-    def __init__(self, params: dict[str, Any]) -> None:
-        self.name = "jax-ppo"
+    def __init__(self, params: dict[str, Any], name: str = "jax-ppo") -> None:
+        self.name = name
         self._params = params
         self._logits = jax.jit(lambda obs, mask: forward(params, obs, mask)[0])
 
@@ -165,28 +174,39 @@ class JaxPolicy:
         return int(np.argmax(np.asarray(self._logits(observation, mask))[0]))
 
 
+def make_recurrent(env: Any) -> Any:
+    """mctx's ``recurrent_fn`` over the JAX game's own ``step`` (the real rules as the
+    model), with the network's priors and its value (for the player to move) at the
+    leaves; each move's reward is the mover's, and the value changes sign every ply."""
+    import mctx  # mctx needs Python >= 3.11
+
+    step = jax.vmap(env.step)
+
+    def recurrent(params: Any, key: Any, action: Any, state: Any) -> tuple[Any, Any]:
+        player = state.current_player
+        state = step(state, action, jax.random.split(key, action.shape[0]))
+        logits, value = forward(params, state.observation, state.legal_action_mask)
+        over = state.terminated | state.truncated
+        reward = state.rewards[jnp.arange(action.shape[0]), player]
+        return mctx.RecurrentFnOutput(reward=reward, discount=jnp.where(over, 0.0, -1.0),
+                                      prior_logits=logits,
+                                      value=jnp.where(over, 0.0, value)), state
+
+    return recurrent
+
+
 class SearchPolicy:
     """The trained network inside an mctx Gumbel MuZero search over the JAX game's ``step``
-    (the real rules as the model): the network's logits are the priors, its value (for
-    the player to move) values the leaves, and each move's reward is the mover's. Without
-    Gumbel noise, so the move is a function of the position."""
+    (:func:`make_recurrent`). Without Gumbel noise, so the move is a function of the
+    position."""
 
-    def __init__(self, env: Any, params: dict[str, Any], simulations: int) -> None:
-        import mctx  # the example's only use of mctx (Python >= 3.11)
+    def __init__(self, env: Any, params: dict[str, Any], simulations: int,
+                 name: str = "jax-ppo") -> None:
+        import mctx  # mctx needs Python >= 3.11
 
-        self.name = f"jax-ppo+mctx:{simulations}"
+        self.name = f"{name}+mctx:{simulations}"
         self._env = env
-        step = jax.vmap(env.step)
-
-        def recurrent(params: Any, key: Any, action: Any, state: Any) -> tuple[Any, Any]:
-            player = state.current_player
-            state = step(state, action, jax.random.split(key, action.shape[0]))
-            logits, value = forward(params, state.observation, state.legal_action_mask)
-            over = state.terminated | state.truncated
-            reward = state.rewards[jnp.arange(action.shape[0]), player]
-            return mctx.RecurrentFnOutput(reward=reward, discount=jnp.where(over, 0.0, -1.0),
-                                          prior_logits=logits,
-                                          value=jnp.where(over, 0.0, value)), state
+        recurrent = make_recurrent(env)
 
         def search(state: Any) -> Any:
             state = jax.tree_util.tree_map(lambda x: x[None], state)
@@ -201,6 +221,29 @@ class SearchPolicy:
 
     def act(self, game: Any, state: Any) -> int:
         return int(self._search(self._env.from_core(state)))
+
+
+def report(game_name: str, agents: list[Any], games: int, seed: int) -> None:
+    """Plays each agent against the ladder (random, greedy, mcts:100 and the solver where
+    there is one) in the rules core's harness and prints the table and the PyTorch
+    learners' targets."""
+    game = make_game(game_name)
+    opponents = ["random", "greedy", "mcts:100"] + (["solver"] if GAMES[game_name].solvable
+                                                     else [])
+    for agent in agents:
+        began = time.perf_counter()
+        results = []
+        for opponent in opponents:
+            match = play_match(game, agent, opponent, games, seed, keep_records=True)
+            result = OpponentResult(opponent, match)
+            if GAMES[game_name].solvable:
+                result.optimal, result.judged = optimal_moves(game, match.records)
+            results.append(result)
+        print(f"\n{agent.name} ({time.perf_counter() - began:.0f} s):")
+        print(format_table(results))
+        for text, met in check_targets(game_name, results):
+            print(f"target {'met' if met else 'missed' if met is False else 'not judged'}: "
+                  f"{text}")
 
 
 def main() -> None:
@@ -226,12 +269,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    env, game = make(args.game), make_game(args.game)
-    key, network, start = jax.random.split(jax.random.PRNGKey(args.seed), 3)
-    params = init_network(network, int(np.prod(env.observation_shape)), args.hidden,
-                          env.num_actions)
-    optimiser = optax.chain(optax.clip_by_global_norm(0.5), optax.adam(args.lr))
-    opt_state = optimiser.init(params)
+    env = make(args.game)
+    key, params, optimiser, opt_state, start = new_network(env, args, 0.5)
     states = (jax.vmap(env.init)(jax.random.split(start, args.envs)),
               jnp.full(args.envs, -1))
     update = make_update(env, args, optimiser)
@@ -245,24 +284,9 @@ def main() -> None:
     print(f"trained {args.updates * args.envs * args.steps:,} plies in "
           f"{time.perf_counter() - began:.0f} s (JAX on {jax.devices()[0].platform})")
 
-    agents = [JaxPolicy(params)] + ([SearchPolicy(env, params, args.search)] if args.search
-                                    else [])
-    opponents = ["random", "greedy", "mcts:100"] + (["solver"] if GAMES[args.game].solvable
-                                                     else [])
-    for agent in agents:
-        began = time.perf_counter()
-        results = []
-        for opponent in opponents:
-            match = play_match(game, agent, opponent, args.games, args.seed, keep_records=True)
-            result = OpponentResult(opponent, match)
-            if GAMES[args.game].solvable:
-                result.optimal, result.judged = optimal_moves(game, match.records)
-            results.append(result)
-        print(f"\n{agent.name} ({time.perf_counter() - began:.0f} s):")
-        print(format_table(results))
-        for text, met in check_targets(args.game, results):
-            print(f"target {'met' if met else 'missed' if met is False else 'not judged'}: "
-                  f"{text}")
+    report(args.game, [JaxPolicy(params)] + (
+        [SearchPolicy(env, params, args.search)] if args.search else []), args.games, args.seed)
+
 
 if __name__ == "__main__":
     main()

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -61,3 +62,28 @@ def test_jax_ppo_plays_through_an_mctx_search():
     out = run_example("jax_ppo.py", "--game", "tant_fant", "--updates", "1", "--envs", "8",
                       "--steps", "4", "--games", "2", "--search", "4")
     assert "| solver | 2 |" in out and "target " in out
+
+
+def test_jax_az_value_targets(monkeypatch):
+    pytest.importorskip("optax")
+    pytest.importorskip("mctx")
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    from jax_az import value_targets
+
+    # two games side by side: the first won by its 3rd mover and then drawn at its 5th ply,
+    # the second still going when the window ends
+    reward = np.array([[0, 0], [0, 0], [1, 0], [0, 0], [0, 0]], np.float32)
+    done = np.array([[0, 0], [0, 0], [1, 0], [0, 0], [1, 0]], bool)
+    target, ended = value_targets(reward, done)
+    assert np.asarray(target)[:, 0].tolist() == [1, -1, 1, 0, 0]
+    assert np.asarray(ended).tolist() == [[True, False]] * 5
+
+
+def test_jax_az():
+    pytest.importorskip("optax")
+    pytest.importorskip("mctx")
+    out = run_example("jax_az.py", "--game", "tris1", "--iterations", "2", "--envs", "8",
+                      "--steps", "4", "--batch", "16", "--simulations", "4", "--games", "2",
+                      "--search", "4")
+    assert "trained 64 plies in " in out and out.count("| solver | 2 |") == 2
+    assert "target " in out
