@@ -70,8 +70,8 @@ def test_jax_az_value_targets(monkeypatch):
     monkeypatch.syspath_prepend(str(EXAMPLES))
     from jax_az import value_targets
 
-    # two games side by side: the first won by its 3rd mover and then drawn at its 5th ply,
-    # the second still going when the window ends
+    # plies 0-4 of two columns of games: in the first a game won at ply 2 by its mover,
+    # then a new game drawn at ply 4; in the second a game still going at the end
     reward = np.array([[0, 0], [0, 0], [1, 0], [0, 0], [0, 0]], np.float32)
     done = np.array([[0, 0], [0, 0], [1, 0], [0, 0], [1, 0]], bool)
     target, ended = value_targets(reward, done)

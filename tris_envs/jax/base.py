@@ -88,7 +88,7 @@ def to_position(env: TrisEnv, state: Any) -> str:
 def restart(done: Any, fresh: Any, state: Any) -> Any:
     """A batch of states in which the games marked ``done`` (shape: the batch) are
     replaced by ``fresh`` states (``jax.vmap(env.init)`` of new keys), as Pgx's auto-reset
-    does: read the ended games' rewards before."""
+    does (read the ended games' rewards before calling it)."""
     return jax.tree_util.tree_map(
         lambda new, old: jnp.where(done.reshape(done.shape + (1,) * (old.ndim - done.ndim)),
                                    new, old), fresh, state)
