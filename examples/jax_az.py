@@ -5,7 +5,8 @@
 policy as prior, its value at the leaves, AlphaZero's Dirichlet noise mixed into the
 prior at the root). The network, the MLP of ``jax_ppo.py``, learns
 the search's improved policy (mctx's ``action_weights``) and the games' outcomes from the
-view of the player to move (a draw, by repetition or by truncation, is 0). Self-play, the
+view of the player to move (a draw, by repetition or by truncation, is 0), with Adam whose
+learning rate falls from ``--lr`` to ``--lr-end`` (cosine). Self-play, the
 targets and the training of one iteration run inside one jitted function. Afterwards the
 network plays the rules core's games in the evaluation harness against the scripted
 ladder, on its own (its most probable move) and through searches of ``--search``
@@ -134,7 +135,9 @@ def main() -> None:
     parser.add_argument("--alpha", type=float, default=0.3, help="of the Dirichlet noise")
     parser.add_argument("--batch", type=int, default=1024, help="plies per minibatch")
     parser.add_argument("--hidden", type=int, default=128)
-    parser.add_argument("--lr", type=float, default=3e-4)
+    parser.add_argument("--lr", type=float, default=1e-3, help="the first learning rate")
+    parser.add_argument("--lr-end", type=float, default=1e-4, metavar="LR",
+                        help="the last one (cosine decay from --lr)")
     parser.add_argument("--games", type=int, default=400, help="evaluation games per opponent")
     parser.add_argument("--search", type=int, nargs="*", default=[32, 64], metavar="N",
                         help="simulations of each evaluated search (none: the network only)")
@@ -144,7 +147,9 @@ def main() -> None:
         parser.error("--batch must divide --envs times --steps")
 
     env = make(args.game)
-    key, params, optimiser, opt_state, start = new_network(env, args, 1.0)
+    updates = args.iterations * args.envs * args.steps // args.batch
+    key, params, optimiser, opt_state, start = new_network(
+        env, args, 1.0, optax.cosine_decay_schedule(args.lr, updates, args.lr_end / args.lr))
     states = jax.vmap(env.init)(jax.random.split(start, args.envs))
     iteration = make_iteration(env, args, optimiser)
     began = time.perf_counter()

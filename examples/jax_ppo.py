@@ -52,14 +52,17 @@ def init_network(key: Any, inputs: int, hidden: int, actions: int) -> dict[str, 
             f"b{i}": jnp.zeros(size[1]) for i, size in enumerate(sizes)}
 
 
-def new_network(env: Any, args: argparse.Namespace, clip: float) -> tuple[Any, ...]:
+def new_network(env: Any, args: argparse.Namespace, clip: float,
+                learning_rate: Any = None) -> tuple[Any, ...]:
     """``(key, params, optimiser, opt_state, start)`` of a run: the network for ``env``
-    (``--hidden`` units), Adam at ``--lr`` with gradients clipped to norm ``clip``, and the
-    keys of the run and of its first games, all from ``--seed``."""
+    (``--hidden`` units), Adam at ``learning_rate`` (a number or an optax schedule; ``--lr``
+    by default) with gradients clipped to norm ``clip``, and the keys of the run and of its
+    first games, all from ``--seed``."""
     key, network, start = jax.random.split(jax.random.PRNGKey(args.seed), 3)
     params = init_network(network, int(np.prod(env.observation_shape)), args.hidden,
                           env.num_actions)
-    optimiser = optax.chain(optax.clip_by_global_norm(clip), optax.adam(args.lr))
+    optimiser = optax.chain(optax.clip_by_global_norm(clip), optax.adam(
+        args.lr if learning_rate is None else learning_rate))
     return key, params, optimiser, optimiser.init(params), start
 
 
