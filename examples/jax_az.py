@@ -63,7 +63,8 @@ def value_targets(reward: Any, done: Any) -> tuple[Any, Any]:
 def make_iteration(env: Any, args: argparse.Namespace, optimiser: Any) -> Any:
     """The jitted ``(params, opt_state, states, key) -> (..., metrics)`` of one iteration:
     ``--steps`` plies of self-play in every game (finished games restart), then one pass of
-    minibatch updates over the plies whose game ended inside the window."""
+    minibatch updates over all of them (the value only on plies whose game ended inside
+    the window)."""
     init, step = jax.vmap(env.init), jax.vmap(env.step)
     recurrent = make_recurrent(env)
 
