@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -105,19 +106,24 @@ class Network:
         """Policy logits ``(N, num_actions)`` and values ``(N,)`` in [-1, 1] for a batch of
         ``(N, H, W, C)`` observations (each from its player to move's view)."""
         w = self.weights
-        x = _relu(_conv3x3(observations.astype(np.float32), w["stem.w"], w["stem.b"]))
+        x = _relu(_conv3x3(np.asarray(observations, dtype=np.float32), w["stem.w"],
+                           w["stem.b"]))
         for i in range(self.config.blocks):
             y = _relu(_conv3x3(x, w[f"block{i}.w1"], w[f"block{i}.b1"]))
-            x = _relu(x + _conv3x3(y, w[f"block{i}.w2"], w[f"block{i}.b2"]))
-        n = x.shape[0]
+            y = _conv3x3(y, w[f"block{i}.w2"], w[f"block{i}.b2"])
+            y += x
+            x = _relu(y)
+        n, channels = x.shape[0], x.shape[-1]
         pooled = x.mean(axis=(1, 2))
-        cells = (x @ w["policy.w"] + w["policy.b"]).reshape(n, -1)
-        flat = np.concatenate([cells, pooled @ w["global.w"] + w["global.b"]], axis=1)
+        cells = _matmul(x.reshape(-1, channels), w["policy.w"])
+        cells += w["policy.b"]
+        flat = np.concatenate([cells.reshape(n, -1), pooled @ w["global.w"] + w["global.b"]],
+                              axis=1)
         hidden = _relu(pooled @ w["value.w1"] + w["value.b1"])
         value = np.tanh(hidden @ w["value.w2"] + w["value.b2"])[:, 0]
         return flat[:, self.index], value
 
-    def evaluate(self, states: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(self, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         """Masked move probabilities ``(N, num_actions)`` and values ``(N,)`` of states
         where a player is to move, each from that player's view."""
         game = self.game
@@ -188,13 +194,45 @@ def load(path: str | Path, game: Game) -> Network:
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
-    return np.maximum(x, 0.0)
+    return np.maximum(x, 0.0, out=x)
+
+
+_GEMM_SIZE = (1 << 19) - 1
+"""Largest ``rows * inner * outer`` of one matrix product in :func:`_matmul`. OpenBLAS runs
+a product of fewer than 2**19 multiply-adds on one thread, however many cores there are
+(measured with NumPy's OpenBLAS 0.3.31). Larger products start BLAS threads, which on a
+loaded 2-core machine made one pass of a small batch 10 to 20 times slower than on one
+thread; a search evaluates small batches, so the products are kept below the bound."""
+
+
+def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` for a 2-D ``a`` of many rows, in products of at most :data:`_GEMM_SIZE`
+    (one stacked ``matmul`` call: its blocks of rows, then the rows left over)."""
+    rows, inner = a.shape
+    out = np.empty((rows, b.shape[1]), dtype=np.result_type(a, b))
+    block = max(1, _GEMM_SIZE // (inner * b.shape[1]))
+    whole = rows - rows % block
+    if whole:
+        np.matmul(a[:whole].reshape(-1, block, inner), b,
+                  out=out[:whole].reshape(-1, block, b.shape[1]))
+    if whole < rows:
+        np.matmul(a[whole:], b, out=out[whole:])
+    return out
 
 
 def _conv3x3(x: np.ndarray, kernel: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """"Same" 3x3 convolution of ``(N, H, W, Cin)`` with a ``(3, 3, Cin, Cout)`` kernel."""
-    n, h, w, _ = x.shape
-    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
-    windows = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(1, 2))
-    # windows: (N, H, W, Cin, 3, 3)
-    return np.einsum("nhwcij,ijco->nhwo", windows, kernel, optimize=True) + bias
+    """"Same" 3x3 convolution of ``(N, H, W, Cin)`` with a ``(3, 3, Cin, Cout)`` kernel.
+
+    im2col: the nine shifted copies of the zero-padded input side by side, ``(N, H, W, 3,
+    3, Cin)``, times the kernel as a ``(9 * Cin, Cout)`` matrix (one :func:`_matmul`).
+    """
+    n, h, w, c = x.shape
+    padded = np.zeros((n, h + 2, w + 2, c), dtype=np.float32)
+    padded[:, 1:-1, 1:-1] = x
+    columns = np.empty((n, h, w, 3, 3, c), dtype=np.float32)
+    for i in range(3):
+        for j in range(3):
+            columns[:, :, :, i, j] = padded[:, i:i + h, j:j + w]
+    out = _matmul(columns.reshape(n * h * w, 9 * c), kernel.reshape(9 * c, -1))
+    out += bias
+    return out.reshape(n, h, w, -1)
