@@ -262,9 +262,67 @@ def playout_report(simulations: int, rounds: int, names: list[str] | None = None
     return lines
 
 
+AZ_CASE = ("tris2", 32, 3, 100, 0.1)
+"""The ``az`` search timed: game, network width and blocks (a random network of the default
+size), simulations per move, target seconds per move."""
+
+
+def az_seconds_per_move(simulations: int, batch_size: int, moves: int, seed: int = 0,
+                        width: int = 32, blocks: int = 3) -> tuple[float, float]:
+    """Mean seconds per move and mean simulations per move of ``az:<simulations>`` with a
+    random Tris 2 network (``width`` x ``blocks``, drawn from ``seed``), leaves evaluated
+    ``batch_size`` at a time.
+
+    The agent plays ``moves`` moves against itself from seed ``seed``'s start (a new game
+    when one ends); every move is timed, a proven root's early stop included.
+    """
+    from tris_envs.agents.mcts import MCTSAgent
+    from tris_envs.alphazero.agent import EXPLORATION, NetworkEvaluator
+    from tris_envs.alphazero.network import NetConfig, Network
+
+    game = make_game(AZ_CASE[0])
+    rng = np.random.default_rng(seed)
+    network = Network(game, NetConfig(game.info.name, {}, width, blocks), rng=rng)
+    evaluator = NetworkEvaluator(network)
+    seconds = 0.0
+    searched = 0
+    state = resolve_chance(game, game.initial_state(rng), rng)
+    for _ in range(moves):
+        if game.current_player(state) == TERMINAL:
+            state = resolve_chance(game, game.initial_state(rng), rng)
+        search = MCTSAgent(simulations, rng=rng, exploration=EXPLORATION, evaluator=evaluator,
+                           batch_size=batch_size)     # what AZAgent.act runs
+        start = time.perf_counter()
+        action = search.act(game, state)
+        seconds += time.perf_counter() - start
+        searched += search.last_simulations
+        state = resolve_chance(game, game.apply(state, action), rng)
+    return seconds / moves, searched / moves
+
+
+def az_report(rounds: int, moves: int = 10) -> list[str]:
+    """Markdown lines: :func:`az_seconds_per_move` of :data:`AZ_CASE`, leaves one at a time
+    and in the ``az`` agents' default batches, best of ``rounds`` (round ``r`` plays from
+    seed ``r``)."""
+    from tris_envs.alphazero.agent import BATCH_SIZE
+
+    name, width, blocks, simulations, target = AZ_CASE
+    lines = ["", f"az:{simulations} on {name}, a random network of width {width} and "
+             f"{blocks} blocks, {moves} moves of self-play, best of {rounds}", "",
+             "| leaves per network call | ms per move | simulations per move | target |",
+             "|---|---:|---:|---:|"]
+    for batch_size in (1, BATCH_SIZE):
+        best = min(az_seconds_per_move(simulations, batch_size, moves, seed, width, blocks)
+                   for seed in range(rounds))
+        verdict = f"≤ {1000 * target:g} ms {'met' if best[0] <= target else 'NOT met'}"
+        label = f"{batch_size}" + (" (default)" if batch_size == BATCH_SIZE else "")
+        lines.append(f"| {label} | {1000 * best[0]:.1f} | {best[1]:.0f} | {verdict} |")
+    return lines
+
+
 def mcts_report(names: list[str], simulations: int, rounds: int) -> list[str]:
-    """Markdown lines: our MCTS per game, OpenSpiel's on tic-tac-toe against Tris 1, and
-    the fast rollouts against the generic ones."""
+    """Markdown lines: our MCTS per game, OpenSpiel's on tic-tac-toe against Tris 1, the
+    fast rollouts against the generic ones, and the ``az`` search on Tris 2."""
     lines = ["", f"MCTS from the start position, {simulations} simulations, best of {rounds}",
              "", "| game | simulations/s |", "|---|---:|"]
     ours = {}
@@ -284,7 +342,10 @@ def mcts_report(names: list[str], simulations: int, rounds: int) -> list[str]:
         if "tris1_v0" in ours:
             lines.append(f"| ratio tris1 / OpenSpiel tic_tac_toe (target ≥ 1×) | "
                          f"{ours['tris1_v0'] / best:.2f}× |")
-    return lines + playout_report(simulations, rounds, names)
+    lines += playout_report(simulations, rounds, names)
+    if game_spec(AZ_CASE[0]).env_name in names:
+        lines += az_report(rounds)
+    return lines
 
 
 def doppia_scelta_solves(boards: int, seed: int = 0) -> list[tuple[str, float, float]]:

@@ -52,6 +52,17 @@ the node's actions steering the selection by PUCT: ``Q + c * P * sqrt(N) / (1 + 
 the search passes through a new chance node to a player node before evaluating.
 :meth:`MCTSAgent.select_leaf` and :meth:`MCTSAgent.backup` split a simulation in two so that
 the leaves of many searches can be evaluated in one batch (self-play).
+
+**Batched leaves** (``batch_size=B`` with an evaluator, the ``az`` agents' default): one
+search gathers up to ``B`` new leaves per evaluator call, as AlphaZero implementations do.
+Each descent leaves a *virtual loss* on its path (a visit and a return of -1 for each node's
+owner) so that the next descent of the round prefers other moves; a descent that runs into
+a leaf already waiting in the round (a *collision*) counts no simulation, keeps its virtual
+loss until the round ends, and after ``B`` collisions the round stops gathering. Descents
+that end on a terminal or proven node are backed up at once. Then the gathered leaves are
+evaluated in one call, every virtual loss is taken back and the evaluations are backed up
+in the order the leaves were reached. ``batch_size=1`` is the one-leaf-at-a-time search
+above, without virtual losses: the same tree for the same seed.
 """
 
 from __future__ import annotations
@@ -169,6 +180,8 @@ class MCTSAgent:
             priors with weight ``fraction`` (self-play exploration; evaluator only).
         max_nodes: The search stops once its tree holds this many nodes (see "Memory
             bound" above).
+        batch_size: New leaves evaluated per evaluator call, gathered with virtual losses
+            (see "Batched leaves" above); more than 1 needs an evaluator.
 
     Attributes:
         name: ``"mcts:<simulations>"``, or ``"mcts:<seconds>s"`` with a time budget (and
@@ -178,14 +191,16 @@ class MCTSAgent:
         last_nodes: Nodes in the tree of the latest search.
 
     Raises:
-        ValueError: a limit that is not positive, or neither limit given.
+        ValueError: a limit that is not positive, or neither limit given; a
+            ``batch_size`` that is not a positive integer, or above 1 without an
+            evaluator.
     """
 
     def __init__(self, simulations: int | None = 1000, time_budget: float | None = None,
                  exploration: float = 1.4, rng: np.random.Generator | None = None,
                  decisive: bool = False, evaluator: Evaluator | None = None,
                  root_noise: tuple[float, float] | None = None,
-                 max_nodes: int = MAX_NODES) -> None:
+                 max_nodes: int = MAX_NODES, batch_size: int = 1) -> None:
         if simulations is None and time_budget is None:
             raise ValueError("MCTSAgent needs a limit: simulations, time_budget or both")
         if simulations is not None and (isinstance(simulations, bool)
@@ -195,6 +210,13 @@ class MCTSAgent:
         if (isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer))
                 or max_nodes < 1):
             raise ValueError(f"max_nodes={brief(max_nodes)} must be a positive integer")
+        if (isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer))
+                or batch_size < 1):
+            raise ValueError(f"batch_size={brief(batch_size)} must be a positive integer (new "
+                             "leaves per evaluator call)")
+        if batch_size > 1 and evaluator is None:
+            raise ValueError(f"batch_size={batch_size} needs an evaluator: random rollouts "
+                             "are not batched")
         if time_budget is not None and not (isinstance(time_budget, (int, float))
                                             and time_budget > 0):
             raise ValueError(f"time_budget={brief(time_budget)} must be a positive number of "
@@ -211,6 +233,7 @@ class MCTSAgent:
         self.evaluator = evaluator
         self.root_noise = root_noise
         self.max_nodes = int(max_nodes)
+        self.batch_size = int(batch_size)
         self.last_simulations = 0
         self.last_nodes = 0
         self._nodes = 0
@@ -253,6 +276,10 @@ class MCTSAgent:
                 break
             if self._nodes >= self.max_nodes:
                 break
+            if self.batch_size > 1:
+                count += self._batch_round(root, self.batch_size if limit is None
+                                           else min(self.batch_size, limit - count))
+                continue
             path, returns = self.select_leaf(root)
             if returns is None and self.evaluator is not None:
                 returns = self.expand(path[-1], self.evaluator.evaluate(game, [path[-1].state])[0])
@@ -326,7 +353,8 @@ class MCTSAgent:
         """Descend from ``root`` to a new node; the path and the returns to back up.
 
         The returns are ``None`` when the new node waits for the evaluator: pass its
-        evaluation through :meth:`expand`, then :meth:`backup` the path.
+        evaluation through :meth:`expand`, then :meth:`backup` the path. (In a batched
+        search the path may also end on a leaf that already waits: a collision.)
         """
         node = root
         path = [root]
@@ -370,6 +398,9 @@ class MCTSAgent:
                     continue
                 ret = self._leaf_returns(child)
                 break
+            if evaluated:   # a leaf still waiting for its evaluation: a batch's collision
+                ret = None
+                break
             if untried:
                 j = int(self._uniform() * len(untried))
                 action = untried[j]
@@ -393,6 +424,45 @@ class MCTSAgent:
             for n in reversed(path[:-1]):
                 if not self._prove(n):
                     break
+
+    def _batch_round(self, root: MCTSNode, budget: int) -> int:
+        """Up to ``budget`` simulations with their new leaves evaluated in one evaluator
+        call (see "Batched leaves" above); the number of simulations run."""
+        waiting: list[list[MCTSNode]] = []
+        leaves: set[MCTSNode] = set()
+        collided: list[list[MCTSNode]] = []
+        done = 0
+        batch = self.batch_size
+        while (done + len(waiting) < budget and len(collided) < batch
+               and root.proven is None and self._nodes < self.max_nodes):
+            path, returns = self.select_leaf(root)
+            if returns is not None:
+                self.backup(path, returns)
+                done += 1
+                continue
+            leaf = path[-1]
+            if leaf in leaves:
+                collided.append(path)
+            else:
+                waiting.append(path)
+                leaves.add(leaf)
+            for node in path:
+                node.visits += 1
+                node.total -= 1.0
+        for path in collided:
+            for node in path:
+                node.visits -= 1
+                node.total += 1.0
+        if not waiting:
+            return done
+        assert self.evaluator is not None  # batch_size > 1 needs one
+        evaluations = self.evaluator.evaluate(self._game, [path[-1].state for path in waiting])
+        for path, evaluation in zip(waiting, evaluations):
+            for node in path:
+                node.visits -= 1
+                node.total += 1.0
+            self.backup(path, self.expand(path[-1], evaluation))
+        return done + len(waiting)
 
     def _new_node(self, state: Any, action: int, owner: int) -> MCTSNode:
         """The child reached by ``action``; with ``decisive``, proven when the player to

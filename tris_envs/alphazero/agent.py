@@ -17,6 +17,7 @@ those options. Playing needs NumPy only.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,8 @@ from tris_envs.core.game import Game
 
 DEFAULT_SIMULATIONS = 100
 EXPLORATION = 1.25
+BATCH_SIZE = 8
+"""New leaves a search evaluates per network call (see :class:`AZAgent`)."""
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
 
 _NETWORKS: LRUCache[tuple[str, str], Network] = LRUCache(8)
@@ -36,18 +39,35 @@ _NETWORKS: LRUCache[tuple[str, str], Network] = LRUCache(8)
 
 class NetworkEvaluator:
     """:class:`~tris_envs.agents.mcts.Evaluator` of a network: each state's value for its
-    player to move, as returns, and its masked policy as priors."""
+    player to move, as returns, and its policy over the legal actions as priors.
+
+    One network call for all the states; the priors are a softmax over each state's legal
+    actions' logits (what :meth:`Network.evaluate` gives, without the full masked rows),
+    computed for the whole batch in a few array operations.
+    """
 
     def __init__(self, network: Network) -> None:
         self.network = network
 
     def evaluate(self, game: Game, states: Sequence[Any]) -> list[Evaluation]:
-        probabilities, values = self.network.evaluate(list(states))
-        out = []
-        for state, policy, value in zip(states, probabilities, values):
-            v = float(value)
-            returns = (v, -v) if game.current_player(state) == 0 else (-v, v)
-            out.append((returns, policy[list(game.legal_actions(state))].tolist()))
+        if not states:
+            return []
+        players = [game.current_player(state) for state in states]
+        legal = [game.legal_actions(state) for state in states]
+        logits, values = self.network(np.stack([game.observation(state, player)
+                                                for state, player in zip(states, players)]))
+        sizes = np.fromiter(map(len, legal), dtype=np.intp, count=len(legal))
+        starts = np.zeros(len(legal), dtype=np.intp)
+        np.cumsum(sizes[:-1], out=starts[1:])
+        chosen = logits[np.repeat(np.arange(len(legal)), sizes),
+                        np.fromiter(chain.from_iterable(legal), dtype=np.intp,
+                                    count=int(starts[-1] + sizes[-1]))]
+        exp = np.exp(chosen - np.repeat(np.maximum.reduceat(chosen, starts), sizes))
+        priors = (exp / np.repeat(np.add.reduceat(exp, starts), sizes)).tolist()
+        out: list[Evaluation] = []
+        for player, start, size, v in zip(players, starts.tolist(), sizes.tolist(),
+                                          values.tolist()):
+            out.append(((v, -v) if player == 0 else (-v, v), priors[start:start + size]))
         return out
 
 
@@ -84,18 +104,25 @@ class AZAgent:
         simulations: Search budget per move; 0 plays the network's most probable move.
         rng: Generator of the search.
         exploration: The PUCT constant.
+        batch_size: New leaves the search gathers (with virtual losses) and evaluates in
+            one network call; 1 evaluates each leaf alone, the plain sequential search.
+            See "Batched leaves" in :mod:`tris_envs.agents.mcts`.
 
     Raises:
-        ValueError: a negative budget.
+        ValueError: a negative budget, or a ``batch_size`` that is not a positive
+            integer.
         FileNotFoundError: ``network`` names no file.
     """
 
     def __init__(self, network: Network | str | Path | None = None,
                  simulations: int = DEFAULT_SIMULATIONS,
                  rng: np.random.Generator | None = None,
-                 exploration: float = EXPLORATION) -> None:
+                 exploration: float = EXPLORATION, batch_size: int = BATCH_SIZE) -> None:
         if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 0:
             raise ValueError(f"az simulations {simulations!r} must be an integer >= 0")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"az batch_size {batch_size!r} must be a positive integer (new "
+                             "leaves per network call; 1 for no batching)")
         if isinstance(network, (str, Path)) and not Path(network).is_file():
             raise FileNotFoundError(f"AlphaZero network {str(network)!r} not found (an .npz "
                                     "written by training/alphazero.py)")
@@ -103,6 +130,7 @@ class AZAgent:
         self.simulations = simulations
         self.rng = rng if rng is not None else np.random.default_rng()
         self.exploration = exploration
+        self.batch_size = batch_size
         source = ("" if network is None else
                   f":{network}" if not isinstance(network, Network) else ":<network>")
         budget = "" if simulations == DEFAULT_SIMULATIONS and not source else f":{simulations}"
@@ -126,5 +154,5 @@ class AZAgent:
             probabilities, _ = network.evaluate([state])
             return int(np.argmax(probabilities[0]))
         search = MCTSAgent(self.simulations, rng=self.rng, exploration=self.exploration,
-                           evaluator=NetworkEvaluator(network))
+                           evaluator=NetworkEvaluator(network), batch_size=self.batch_size)
         return search.act(game, state)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from tris_envs.core.game import Game
 from tris_envs.games import game_spec
@@ -223,16 +224,19 @@ def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _conv3x3(x: np.ndarray, kernel: np.ndarray, bias: np.ndarray) -> np.ndarray:
     """"Same" 3x3 convolution of ``(N, H, W, Cin)`` with a ``(3, 3, Cin, Cout)`` kernel.
 
-    im2col: the nine shifted copies of the zero-padded input side by side, ``(N, H, W, 3,
-    3, Cin)``, times the kernel as a ``(9 * Cin, Cout)`` matrix (one :func:`_matmul`).
+    im2col: the 3x3 neighbourhood of each cell of the zero-padded input as one row
+    ``(3, 3, Cin)``, copied in one go from a strided view (the three cells of a window row
+    are adjacent in memory), times the kernel as a ``(9 * Cin, Cout)`` matrix (one
+    :func:`_matmul`).
     """
     n, h, w, c = x.shape
     padded = np.zeros((n, h + 2, w + 2, c), dtype=np.float32)
     padded[:, 1:-1, 1:-1] = x
-    columns = np.empty((n, h, w, 3, 3, c), dtype=np.float32)
-    for i in range(3):
-        for j in range(3):
-            columns[:, :, :, i, j] = padded[:, i:i + h, j:j + w]
+    image, row, cell, channel = padded.strides
+    windows = as_strided(padded, (n, h, w, 3, 3 * c), (image, row, cell, row, channel),
+                         writeable=False)
+    columns = np.empty((n, h, w, 3, 3 * c), dtype=np.float32)
+    columns[...] = windows
     out = _matmul(columns.reshape(n * h * w, 9 * c), kernel.reshape(9 * c, -1))
     out += bias
     return out.reshape(n, h, w, -1)

@@ -1,0 +1,287 @@
+"""The az agents' search with batched leaf evaluation: legal moves, the same tree as the
+sequential search at batch size 1, proven and winning moves, chance and terminal nodes,
+bad batch sizes. (Speed is measured by ``tris-envs bench``, not here.)"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_agents import DiceRace
+
+from tris_envs.agents.mcts import MCTSAgent, MCTSNode
+from tris_envs.alphazero.agent import BATCH_SIZE, SHIPPED_DIR, AZAgent, NetworkEvaluator
+from tris_envs.alphazero.network import NetConfig, Network
+from tris_envs.benchmark import az_report, az_seconds_per_move
+from tris_envs.core import solve
+from tris_envs.core.game import CHANCE, TERMINAL, resolve_chance
+from tris_envs.games import make_game
+
+GAMES = ["tris1", "tant_fant", "tris2", "doppia_scelta", "tritoc"]
+
+
+def positions(game, seed, count):
+    """Positions of a seeded random game (a new one when it ends) with several legal moves."""
+    rng = np.random.default_rng(seed)
+    found = []
+    state = resolve_chance(game, game.initial_state(rng), rng)
+    while len(found) < count:
+        if game.current_player(state) < 0:
+            state = resolve_chance(game, game.initial_state(rng), rng)
+            continue
+        legal = game.legal_actions(state)
+        if len(legal) > 1:
+            found.append(state)
+        state = resolve_chance(game, game.apply(state, legal[int(rng.integers(len(legal)))]),
+                               rng)
+    return found
+
+
+def small_network(name, seed=7):
+    game = make_game(name)
+    return game, Network(game, NetConfig(name, {}, 8, 1), rng=np.random.default_rng(seed))
+
+
+def nodes(root):
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack += [child for child in node.children if child is not None]
+
+
+def check_tree(root: MCTSNode, simulations: int) -> None:
+    """Every visit is accounted for: no virtual loss is left behind and no leaf still
+    waits for its evaluation."""
+    assert root.visits == simulations + 1          # + the root's own evaluation
+    for node in nodes(root):
+        if node.visits:
+            assert -1 - 1e-9 <= node.value <= 1 + 1e-9
+        if node.proven is not None:
+            continue
+        children = sum(child.visits for child in node.children if child is not None)
+        if node.player == CHANCE:
+            assert node.visits == children
+        elif node.visits:
+            assert node.priors is not None and node.visits == 1 + children
+
+
+class CountingEvaluator:
+    """Uniform priors and exact values from the solver (or zero); records what it sees."""
+
+    def __init__(self, solution=None):
+        self.solution = solution
+        self.calls = []
+
+    def evaluate(self, game, states):
+        self.calls.append(len(states))
+        out = []
+        for state in states:
+            assert game.current_player(state) >= 0
+            value = 0.0 if self.solution is None else float(self.solution.value(state, 0))
+            n = len(game.legal_actions(state))
+            out.append(((value, -value), [1.0 / n] * n))
+        return out
+
+
+# ----- legal moves, whole trees -------------------------------------------------------------
+@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("batch_size", [2, 8])
+def test_batched_search_plays_legal_moves_and_accounts_for_every_visit(name, batch_size):
+    game, network = small_network(name)
+    for i, state in enumerate(positions(game, seed=1, count=4)):
+        search = MCTSAgent(24, rng=np.random.default_rng(i), exploration=1.25,
+                           evaluator=NetworkEvaluator(network), batch_size=batch_size)
+        root = search.search(game, state)
+        if root.proven is None:
+            assert search.last_simulations == 24
+            check_tree(root, 24)
+        assert MCTSAgent.best_action(root) in game.legal_actions(state)
+        agent = AZAgent(network, 24, rng=np.random.default_rng(i), batch_size=batch_size)
+        assert agent.act(game, state) in game.legal_actions(state)
+
+
+def test_leaves_are_evaluated_in_batches_of_the_given_size():
+    game = make_game("tris2")
+    state = positions(game, seed=2, count=1)[0]
+    evaluator = CountingEvaluator()
+    search = MCTSAgent(40, rng=np.random.default_rng(0), evaluator=evaluator, batch_size=8)
+    search.search(game, state)
+    root_call, *calls = evaluator.calls
+    assert root_call == 1 and search.last_simulations == 40
+    # simulations that end on a terminal node are backed up without the evaluator
+    assert calls[0] == 8 and max(calls) == 8 and 30 <= sum(calls) <= 40
+
+
+def test_a_time_budget_stops_a_batched_search():
+    game, network = small_network("tris2")
+    search = MCTSAgent(None, time_budget=0.05, rng=np.random.default_rng(0),
+                       evaluator=NetworkEvaluator(network), batch_size=4)
+    root = search.search(game, positions(game, seed=3, count=1)[0])
+    assert search.last_simulations >= 1 and root.visits == search.last_simulations + 1
+
+
+# ----- batch size 1: the sequential search --------------------------------------------------
+def sequential_search(agent, game, state):
+    """The search loop before batching, through the public steps (one leaf per call)."""
+    root = agent.new_root(game, state)
+    for _ in range(agent.simulations):
+        if root.proven is not None:
+            break
+        path, returns = agent.select_leaf(root)
+        if returns is None:
+            returns = agent.expand(path[-1], agent.evaluator.evaluate(game, [path[-1].state])[0])
+        agent.backup(path, returns)
+    return root
+
+
+def summary(root):
+    return [(c.action, c.visits, c.total, c.proven) for c in root.children]
+
+
+@pytest.mark.parametrize("name", ["tris2", "tritoc", "tant_fant"])
+def test_batch_size_one_builds_the_sequential_searchs_tree(name):
+    game, network = small_network(name)
+    for i, state in enumerate(positions(game, seed=4, count=3)):
+        trees = []
+        for batched in (True, False):
+            agent = MCTSAgent(40, rng=np.random.default_rng(i), exploration=1.25,
+                              evaluator=NetworkEvaluator(network), batch_size=1)
+            root = agent.search(game, state) if batched else sequential_search(agent, game,
+                                                                                 state)
+            trees.append(summary(root))
+        assert trees[0] == trees[1]
+
+
+# The choices of AZAgent at commit 93b9efd (before batching and the im2col network), on the
+# positions of positions(game, 11, 8), agent i seeded with i: the shipped Tris 1 network with
+# 30 simulations, random networks (width 8, 1 block, seed 7) with 20 elsewhere.
+BEFORE_BATCHING = {
+    "tris1": [6, 4, 4, 4, 6, 6, 6, 4],
+    "tris2": [82, 115, 115, 110, 6, 6, 43, 43],
+    "tritoc": [55, 44, 54, 80, 27, 26, 65, 37],
+    "doppia_scelta": [2, 0, 0, 0, 2, 0, 0, 2],
+}
+
+
+@pytest.mark.parametrize("name", sorted(BEFORE_BATCHING))
+def test_batch_size_one_chooses_what_the_unbatched_search_chose(name):
+    if name == "tris1":
+        game, network, simulations = make_game(name), SHIPPED_DIR / "az_tris1.npz", 30
+    else:
+        (game, network), simulations = small_network(name), 20
+    choices = [AZAgent(network, simulations, rng=np.random.default_rng(i), batch_size=1)
+               .act(game, state) for i, state in enumerate(positions(game, 11, 8))]
+    assert choices == BEFORE_BATCHING[name]
+
+
+def test_plain_mcts_keeps_its_seeded_trees():
+    """Random rollouts are not batched: mcts:200's trees are those of commit 93b9efd."""
+    game = make_game("tris2")
+    before = [[(74, 3), (82, 27), (9, 28), (0, 5), (3, 11), (8, 11)],
+              [(75, 8), (111, 9), (110, 7), (5, 15), (76, 6), (45, 17)]]
+    for i, state in enumerate(positions(game, 3, 2)):
+        root = MCTSAgent(200, rng=np.random.default_rng(i)).search(game, state)
+        assert [(c.action, c.visits) for c in root.children][:6] == before[i]
+
+
+# ----- what the search finds ----------------------------------------------------------------
+def test_batched_search_with_exact_values_keeps_the_solvers_value():
+    game = make_game("tant_fant")
+    solution = solve(game, game.initial_state(np.random.default_rng(0)))
+    rng = np.random.default_rng(2)
+    movers = [i for i in range(len(solution)) if solution.movers[i] >= 0
+              and len(solution.actions[i]) > 1]
+    for i in rng.choice(movers, size=30, replace=False):
+        state = solution.states[i]
+        agent = MCTSAgent(60, rng=np.random.default_rng(3), exploration=1.0,
+                          evaluator=CountingEvaluator(solution), batch_size=8)
+        assert agent.act(game, state) in solution.optimal_actions(state)
+
+
+def winning_moves(game, state):
+    mover = game.current_player(state)
+    return [a for a in game.legal_actions(state)
+            if game.returns(game.apply(state, a))[mover] > 0]
+
+
+def test_a_network_that_knows_the_winning_moves_plays_them():
+    """The shipped Tris 1 network, 8 simulations in one batch: every position of seeded
+    random games where the mover can win at once."""
+    game = make_game("tris1")
+    found = [s for s in positions(game, seed=6, count=300) if winning_moves(game, s)]
+    assert len(found) >= 20
+    for i, state in enumerate(found):
+        agent = AZAgent(SHIPPED_DIR / "az_tris1.npz", 8, rng=np.random.default_rng(i),
+                        batch_size=8)
+        assert agent.act(game, state) in winning_moves(game, state)
+
+
+def test_a_proven_win_ends_the_batched_search_at_once():
+    game = make_game("tris1")
+    state = game.from_notation("XX./OO./...")      # X wins at 2; else O wins next
+    evaluator = CountingEvaluator()
+    search = MCTSAgent(400, rng=np.random.default_rng(0), evaluator=evaluator, batch_size=16)
+    root = search.search(game, state)
+    assert root.proven == 1 and MCTSAgent.best_action(root) == 2
+    assert search.last_simulations < 400 and sum(evaluator.calls) < 60
+
+
+# ----- chance and terminal nodes ------------------------------------------------------------
+def test_chance_nodes_and_double_moves_in_a_narrow_tree():
+    """DiceRace: two moves, chance nodes after a roll, a 3 moves again; the tree is narrow,
+    so descents collide with leaves already waiting in their batch."""
+    game = DiceRace()
+    evaluator = CountingEvaluator()
+    state = game.initial_state()
+    for seed in range(4):
+        search = MCTSAgent(120, rng=np.random.default_rng(seed), evaluator=evaluator,
+                           batch_size=8)
+        root = search.search(game, state)
+        if root.proven is None:
+            check_tree(root, search.last_simulations)
+        assert search.last_simulations == 120 or root.proven is not None
+        assert any(node.player == CHANCE for node in nodes(root))
+        assert any(node.player == TERMINAL for node in nodes(root))
+    assert max(evaluator.calls) <= 8
+
+
+def test_tritoc_searches_pass_chance_nodes_to_player_nodes():
+    game, network = small_network("tritoc")
+    evaluator = CountingEvaluator()
+    state = positions(game, seed=5, count=1)[0]
+    root = MCTSAgent(60, rng=np.random.default_rng(0), evaluator=evaluator,
+                     batch_size=8).search(game, state)
+    check_tree(root, 60)
+    assert any(node.player == CHANCE for node in nodes(root))
+
+
+# ----- arguments ----------------------------------------------------------------------------
+@pytest.mark.parametrize("batch_size", [0, -3, 1.5, "8", True, None])
+def test_bad_batch_sizes_are_refused(batch_size):
+    with pytest.raises(ValueError, match="batch_size .* must be a positive integer"):
+        AZAgent(None, 10, batch_size=batch_size)
+    with pytest.raises(ValueError, match="batch_size=.* must be a positive integer"):
+        MCTSAgent(10, evaluator=CountingEvaluator(), batch_size=batch_size)
+
+
+def test_batches_need_an_evaluator():
+    with pytest.raises(ValueError, match="batch_size=4 needs an evaluator"):
+        MCTSAgent(10, batch_size=4)
+    assert MCTSAgent(10, batch_size=1).batch_size == 1
+    assert AZAgent().batch_size == BATCH_SIZE > 1
+
+
+# ----- the bench row ------------------------------------------------------------------------
+def test_bench_times_az_moves():
+    seconds, simulations = az_seconds_per_move(6, 4, moves=3, seed=0, width=4, blocks=1)
+    assert seconds > 0 and 1 <= simulations <= 6
+
+
+def test_bench_report_has_both_rows(monkeypatch):
+    import tris_envs.benchmark as bench
+
+    monkeypatch.setattr(bench, "AZ_CASE", ("tris2", 4, 1, 5, 0.1))
+    lines = az_report(rounds=1, moves=2)
+    assert lines[1].startswith("az:5 on tris2, a random network of width 4 and 1 blocks")
+    assert lines[5].startswith("| 1 |") and lines[6].startswith(f"| {BATCH_SIZE} (default) |")
+    assert lines[5].endswith("met |") and lines[6].endswith("met |")
