@@ -273,8 +273,8 @@ def test_batches_need_an_evaluator():
 
 # ----- the bench row ------------------------------------------------------------------------
 def test_bench_times_az_moves():
-    seconds, simulations = az_seconds_per_move(6, 4, moves=3, seed=0, width=4, blocks=1)
-    assert seconds > 0 and 1 <= simulations <= 6
+    seconds, cpu, simulations = az_seconds_per_move(6, 4, moves=3, seed=0, width=4, blocks=1)
+    assert seconds > 0 and cpu >= 0 and 1 <= simulations <= 6
 
 
 def test_bench_report_has_both_rows(monkeypatch):

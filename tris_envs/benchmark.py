@@ -268,13 +268,15 @@ size), simulations per move, target seconds per move."""
 
 
 def az_seconds_per_move(simulations: int, batch_size: int, moves: int, seed: int = 0,
-                        width: int = 32, blocks: int = 3) -> tuple[float, float]:
-    """Mean seconds per move and mean simulations per move of ``az:<simulations>`` with a
-    random Tris 2 network (``width`` x ``blocks``, drawn from ``seed``), leaves evaluated
-    ``batch_size`` at a time.
+                        width: int = 32, blocks: int = 3) -> tuple[float, float, float]:
+    """Mean seconds per move (wall clock and this process's CPU time) and mean simulations
+    per move of ``az:<simulations>`` with a random Tris 2 network (``width`` x ``blocks``,
+    drawn from ``seed``), leaves evaluated ``batch_size`` at a time.
 
     The agent plays ``moves`` moves against itself from seed ``seed``'s start (a new game
-    when one ends); every move is timed, a proven root's early stop included.
+    when one ends); every move is timed, a proven root's early stop included. The CPU time
+    is the wall time less the moments other processes held the CPU (the network runs on
+    one thread).
     """
     from tris_envs.agents.mcts import MCTSAgent
     from tris_envs.alphazero.agent import EXPLORATION, NetworkEvaluator
@@ -284,7 +286,7 @@ def az_seconds_per_move(simulations: int, batch_size: int, moves: int, seed: int
     rng = np.random.default_rng(seed)
     network = Network(game, NetConfig(game.info.name, {}, width, blocks), rng=rng)
     evaluator = NetworkEvaluator(network)
-    seconds = 0.0
+    seconds = cpu = 0.0
     searched = 0
     state = resolve_chance(game, game.initial_state(rng), rng)
     for _ in range(moves):
@@ -292,12 +294,13 @@ def az_seconds_per_move(simulations: int, batch_size: int, moves: int, seed: int
             state = resolve_chance(game, game.initial_state(rng), rng)
         search = MCTSAgent(simulations, rng=rng, exploration=EXPLORATION, evaluator=evaluator,
                            batch_size=batch_size)     # what AZAgent.act runs
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         action = search.act(game, state)
         seconds += time.perf_counter() - start
+        cpu += time.process_time() - start_cpu
         searched += search.last_simulations
         state = resolve_chance(game, game.apply(state, action), rng)
-    return seconds / moves, searched / moves
+    return seconds / moves, cpu / moves, searched / moves
 
 
 def az_report(rounds: int, moves: int = 10) -> list[str]:
@@ -309,14 +312,15 @@ def az_report(rounds: int, moves: int = 10) -> list[str]:
     name, width, blocks, simulations, target = AZ_CASE
     lines = ["", f"az:{simulations} on {name}, a random network of width {width} and "
              f"{blocks} blocks, {moves} moves of self-play, best of {rounds}", "",
-             "| leaves per network call | ms per move | simulations per move | target |",
-             "|---|---:|---:|---:|"]
+             "| leaves per network call | ms per move | CPU ms per move | simulations per move "
+             "| target |", "|---|---:|---:|---:|---:|"]
     for batch_size in (1, BATCH_SIZE):
-        best = min(az_seconds_per_move(simulations, batch_size, moves, seed, width, blocks)
-                   for seed in range(rounds))
-        verdict = f"≤ {1000 * target:g} ms {'met' if best[0] <= target else 'NOT met'}"
+        wall, cpu, searched = min(az_seconds_per_move(simulations, batch_size, moves, seed,
+                                                      width, blocks) for seed in range(rounds))
+        verdict = f"≤ {1000 * target:g} ms {'met' if wall <= target else 'NOT met'}"
         label = f"{batch_size}" + (" (default)" if batch_size == BATCH_SIZE else "")
-        lines.append(f"| {label} | {1000 * best[0]:.1f} | {best[1]:.0f} | {verdict} |")
+        lines.append(f"| {label} | {1000 * wall:.1f} | {1000 * cpu:.1f} | {searched:.0f} | "
+                     f"{verdict} |")
     return lines
 
 

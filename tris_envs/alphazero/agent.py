@@ -11,7 +11,8 @@ Specs (:func:`~tris_envs.agents.make_agent`):
 Shipped networks live in ``tris_envs/checkpoints/az_<game>.npz``; a network trained for a
 variant is ``az_<game>__<option>=<value>[__...].npz`` (options that differ from the
 defaults, ``max_moves`` aside, sorted by name) and is preferred when the game has exactly
-those options. Playing needs NumPy only.
+those options. Playing needs NumPy only. The search evaluates its new leaves
+:data:`BATCH_SIZE` at a time, in one network call (see :class:`AZAgent`).
 """
 
 from __future__ import annotations
