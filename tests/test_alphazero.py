@@ -1,14 +1,12 @@
 """The AlphaZero network: its policy head addresses each game's action encoding; the NumPy
-and PyTorch networks agree; files round-trip and bad ones are refused."""
+and JAX forward passes agree; files round-trip and bad ones are refused; the az agents."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
 
 from tris_envs.alphazero.network import NetConfig, Network, load, masked_softmax, save
-from tris_envs.alphazero.torch_net import TorchNetwork
 from tris_envs.games import GAMES
 
 SPECS = [pytest.param(spec, id=spec.name) for spec in GAMES.values()]
@@ -46,18 +44,27 @@ def test_each_actions_logit_sits_on_its_cell(spec):
 
 
 @pytest.mark.parametrize("spec", SPECS)
-def test_numpy_and_torch_networks_agree(spec):
-    game, state = start(spec)
+def test_numpy_and_jax_forward_passes_agree(spec):
+    """The JAX learner trains the very weights the NumPy agents play: on random positions
+    of every game (both players' views) the two give the same logits and values."""
+    from tris_envs.alphazero.jax_net import forward, network_of, params_of, policy_index
+
+    from checks import random_playouts
+
+    game = spec.make()
     config = NetConfig(spec.name, {}, width=8, blocks=2)
     network = Network(game, config, rng=np.random.default_rng(2))
-    twin = TorchNetwork(game, config, initial=network)
-    observations = np.stack([game.observation(state, p) for p in (0, 1)])
+    states = []
+    random_playouts(game, 3, seed=5, max_plies=30,
+                    check=lambda g, s: g.current_player(s) >= 0 and states.append(s))
+    observations = np.stack([game.observation(s, p) for s in states for p in (0, 1)])
     logits, values = network(observations)
-    with torch.no_grad():
-        t_logits, t_values = twin(torch.from_numpy(observations))
-    assert np.allclose(logits, t_logits.numpy(), atol=1e-5)
-    assert np.allclose(values, t_values.numpy(), atol=1e-5)
-    assert twin.to_numpy().weights.keys() == network.weights.keys()
+    params = params_of(network)
+    j_logits, j_values = forward(params, observations, policy_index(game), config.blocks)
+    assert np.allclose(logits, np.asarray(j_logits), atol=1e-4)
+    assert np.allclose(values, np.asarray(j_values), atol=1e-5)
+    again = network_of(params, game, config)
+    assert all(np.array_equal(again.weights[k], w) for k, w in network.weights.items())
 
 
 def test_masked_softmax_gives_zero_to_illegal_actions():
@@ -122,61 +129,7 @@ def test_az_without_a_shipped_network_says_so():
         agent.act(game, state)
 
 
-# ----- the learner ----------------------------------------------------------------------
-@pytest.mark.parametrize("spec", SPECS)
-def test_learner_smoke_run_saves_a_network_that_plays(spec, tmp_path):
-    import subprocess
-    import sys
-
-    from tris_envs.alphazero.network import load
-
-    out = tmp_path / "run"
-    command = [sys.executable, "training/alphazero.py", "--game", spec.name, "--out", str(out),
-               "--iterations", "2", "--games", "3", "--simulations", "3", "--steps", "2",
-               "--eval-every", "2", "--eval-games", "2", "--option", "max_moves=24",
-               "--opponents", "random", "--quiet"]
-    subprocess.run(command, check=True, capture_output=True, text=True)
-    assert {"final.npz", "net_2.npz", "progress.csv", "learning_curve.png"} <= {
-        p.name for p in out.iterdir()}
-    rows = (out / "progress.csv").read_text().splitlines()
-    assert len(rows) == 3 and "vs random" in rows[0]
-    game = spec.make(max_moves=24)
-    network = load(out / "final.npz", game)
-    assert network.config.game == spec.name
-
-
-def test_learner_writes_whole_progress_lines_to_a_log(tmp_path):
-    """Not a terminal: one line per iteration, no redrawn bar (carriage returns)."""
-    import subprocess
-    import sys
-
-    command = [sys.executable, "training/alphazero.py", "--game", "tris1", "--out",
-               str(tmp_path / "run"), "--iterations", "2", "--games", "2", "--simulations", "2",
-               "--steps", "1", "--eval-every", "2", "--eval-games", "2",
-               "--opponents", "random"]
-    result = subprocess.run(command, check=True, capture_output=True, text=True)
-    lines = [line for line in result.stdout.splitlines() if line.startswith("iteration ")]
-    assert [line.split(":")[0] for line in lines] == ["iteration 1/2", "iteration 2/2"]
-    assert "vs random" in lines[1] and "\r" not in result.stdout + result.stderr
-
-
-@pytest.mark.parametrize("arguments, message", [
-    (["--game", "chess"], "game='chess': must be one of 'tris2', 'tris1'"),
-    (["--iterations", "0"], "iterations=0: must be an integer >= 1"),
-    (["--opponents", "random,chess"], "unknown agent spec 'chess'"),
-    (["--option", "colour=red"], "unknown option"),
-    (["--config", "missing.toml"], "missing.toml"),
-])
-def test_learner_refuses_bad_settings(arguments, message, tmp_path):
-    import subprocess
-    import sys
-
-    result = subprocess.run([sys.executable, "training/alphazero.py", "--out",
-                             str(tmp_path / "run"), *arguments], capture_output=True, text=True)
-    assert result.returncode == 2 and message in result.stderr
-    assert "Traceback" not in result.stderr
-
-
+# ----- the shipped networks ----------------------------------------------------------
 def test_the_shipped_tris1_network_never_loses_to_the_solver():
     """The shipped ``az`` for Tris 1 (training/configs/az_tris1.toml) holds the draw."""
     from tris_envs.agents import make_agent
@@ -189,3 +142,29 @@ def test_the_shipped_tris1_network_never_loses_to_the_solver():
     assert result.losses == 0
     quality = move_quality(game, result.records, "az")
     assert quality.value_kept == quality.judged > 0
+
+
+def test_a_format_1_network_reads_as_format_2_with_the_same_outputs(tmp_path):
+    """Format 1's value head read the mean over the cells; loading spreads its first layer
+    over every cell, so an old file plays exactly as before."""
+    import json
+
+    game, state = start(GAMES["tant_fant"])
+    network = Network(game, NetConfig("tant_fant", {}, 8, 1), rng=np.random.default_rng(6))
+    old = dict(network.weights)
+    old["value.w1"] = np.random.default_rng(7).standard_normal((8, 8)).astype(np.float32)
+    header = {"format": 1, "game": "tant_fant", "options": {}, "width": 8, "blocks": 1}
+    np.savez(tmp_path / "old.npz", __config__=np.array(json.dumps(header)), **old)
+    observation = game.observation(state, game.current_player(state))[None]
+    loaded = load(tmp_path / "old.npz", game)
+    from tris_envs.alphazero.network import _conv3x3, _relu
+
+    # the format 1 value by hand: the mean over the cells of the trunk, then the old layer
+    w = loaded.weights
+    x = observation.astype(np.float32)
+    x = _relu(_conv3x3(x, w["stem.w"], w["stem.b"]))
+    y = _relu(_conv3x3(x, w["block0.w1"], w["block0.b1"]))
+    x = _relu(x + _conv3x3(y, w["block0.w2"], w["block0.b2"]))
+    hidden = _relu(x.mean(axis=(1, 2)) @ old["value.w1"] + w["value.b1"])
+    expected = np.tanh(hidden @ w["value.w2"] + w["value.b2"])[:, 0]
+    assert np.allclose(loaded(observation)[1], expected, atol=1e-5)

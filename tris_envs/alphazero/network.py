@@ -7,7 +7,7 @@ Architecture (``width`` channels, ``blocks`` residual blocks, all convolutions 3
     block     x + conv(ReLU(conv(x))), ReLU              (``blocks`` times)
     policy    1x1 conv(width -> cell_channels) on every cell, and
               linear(mean over cells -> global_logits); gathered into the game's actions
-    value     linear(mean over cells -> width), ReLU, linear(-> 1), tanh
+    value     linear(all cells' channels -> width), ReLU, linear(-> 1), tanh
 
 The policy head is fully convolutional: the logit of an action sits on the board cell the
 action is about, as each game's :class:`~tris_envs.games.PolicyLayout` says (Tris 2: one
@@ -33,8 +33,10 @@ from numpy.lib.stride_tricks import as_strided
 from tris_envs.core.game import Game
 from tris_envs.games import game_spec
 
-FORMAT = 1
-"""Version of the ``.npz`` layout."""
+FORMAT = 2
+"""Version of the ``.npz`` layout. Format 1's value head read the mean over the cells
+(``value.w1`` of shape ``(width, width)``); :func:`load` turns it into format 2's, which
+reads every cell (``(H * W * width, width)``), with the same outputs."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,8 @@ class NetConfig:
                        f"block{i}.w2": (3, 3, f, f), f"block{i}.b2": (f,)}
         shapes |= {"policy.w": (f, layout.cell_channels), "policy.b": (layout.cell_channels,),
                    "global.w": (f, layout.global_logits), "global.b": (layout.global_logits,),
-                   "value.w1": (f, f), "value.b1": (f,), "value.w2": (f, 1), "value.b2": (1,)}
+                   "value.w1": (height * width * f, f), "value.b1": (f,),
+                   "value.w2": (f, 1), "value.b2": (1,)}
         return shapes
 
 
@@ -120,7 +123,7 @@ class Network:
         cells += w["policy.b"]
         flat = np.concatenate([cells.reshape(n, -1), pooled @ w["global.w"] + w["global.b"]],
                               axis=1)
-        hidden = _relu(pooled @ w["value.w1"] + w["value.b1"])
+        hidden = _relu(x.reshape(n, -1) @ w["value.w1"] + w["value.b1"])
         value = np.tanh(hidden @ w["value.w2"] + w["value.b2"])[:, 0]
         return flat[:, self.index], value
 
@@ -187,9 +190,12 @@ def load(path: str | Path, game: Game) -> Network:
             weights = {k: data[k] for k in data.files if k != "__config__"}
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
         raise ValueError(f"network {str(path)!r} cannot be read: {error}") from None
-    if header.get("format") != FORMAT:
+    if header.get("format") not in (1, FORMAT):
         raise ValueError(f"network {str(path)!r} has format {header.get('format')!r}; this "
-                         f"version reads format {FORMAT}")
+                         f"version reads formats 1 and {FORMAT}")
+    if header["format"] == 1 and "value.w1" in weights:
+        cells = int(np.prod(game.info.observation_shape[:2]))
+        weights["value.w1"] = np.tile(weights["value.w1"], (cells, 1)) / cells
     config = NetConfig(header["game"], header["options"], header["width"], header["blocks"])
     return Network(game, config, weights)
 

@@ -1,0 +1,165 @@
+"""The AlphaZero learner in JAX: tiny runs of every game save networks the ``az`` agents
+play; ``--resume`` continues bit for bit; two devices train the same network as one; the
+configs parse and bad settings get one clear line."""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("mctx")
+
+from tris_envs.alphazero.network import load
+from tris_envs.alphazero.train import Config, load_config, main, train
+from tris_envs.games import GAMES
+
+TINY = {"envs": 4, "steps": 2, "simulations": 2, "considered": 2, "batch": 8, "width": 4,
+        "blocks": 1, "iterations": 3, "checkpoint_every": 2, "eval_games": 2,
+        "opponents": ["random"]}
+TINY_FLAGS = ["--game", "tris1", "--envs", "4", "--steps", "2", "--simulations", "2",
+              "--batch", "8", "--width", "4", "--blocks", "1", "--iterations", "3",
+              "--checkpoint-every", "2", "--eval-games", "2", "--opponents", "random"]
+
+
+def tiny(game: str, **changes) -> Config:
+    return load_config(None, {"game": game, **TINY} | changes)
+
+
+def arrays(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path) as data:
+        return {name: data[name] for name in data.files}
+
+
+def progress(run: Path, training_only: bool = False) -> list[dict[str, str]]:
+    """The rows of ``progress.csv`` without the times (and, with ``training_only``, without
+    the checkpoints' evaluations)."""
+    with (run / "progress.csv").open() as file:
+        return [{k: v for k, v in row.items() if k != "seconds" and not (
+            training_only and (k.startswith("vs ") or k == "value_kept"))}
+            for row in csv.DictReader(file)]
+
+
+@pytest.fixture(scope="module")
+def straight(tmp_path_factory):
+    """Three iterations of Tris 1 in one go (the reference of the resume and device tests)."""
+    out = tmp_path_factory.mktemp("straight")
+    assert main([*TINY_FLAGS, "--out", str(out), "--quiet"]) == 0
+    return out
+
+
+@pytest.mark.parametrize("name", [n for n in GAMES if n != "tris1"])
+def test_two_iterations_of_every_game_save_a_network_the_az_agents_play(name, tmp_path):
+    from tris_envs.agents import make_agent
+    from tris_envs.evaluation import play_match
+
+    options = {"max_moves": 24} if name != "tris2" else {"max_moves": 24, "max_side": 4}
+    final = train(tiny(name, iterations=2, options=options), tmp_path, quiet=True)
+    assert {"final.npz", "net_2.npz", "resume.npz", "progress.csv", "config.json",
+            "learning_curve.png"} <= {p.name for p in tmp_path.iterdir()}
+    rows = progress(tmp_path)
+    assert [row["iteration"] for row in rows] == ["1", "2"] and rows[1]["vs random"]
+    game = GAMES[name].make(**options)
+    assert load(final, game).config.width == 4
+    for spec in (f"az:{final}:0", f"az:{final}:4"):
+        assert play_match(game, make_agent(spec), "random", n_games=2, seed=0).n_games == 2
+
+
+def test_the_straight_run_logs_every_iteration_and_scores_the_checkpoints(straight):
+    rows = progress(straight)
+    assert [row["iteration"] for row in rows] == ["1", "2", "3"]
+    assert rows[0]["vs random"] == "" and rows[1]["vs random"] and rows[2]["value_kept"]
+    assert {"net_2.npz", "net_3.npz", "final.npz"} <= {p.name for p in straight.iterdir()}
+
+
+def test_a_run_stopped_at_its_budget_resumes_bit_for_bit(straight, tmp_path):
+    out = tmp_path / "run"
+    result = subprocess.run([sys.executable, "training/alphazero.py", *TINY_FLAGS, "--out",
+                             str(out), "--minutes", "1e-6"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "stopped at the budget" in result.stdout and "iteration 2/3" not in result.stdout
+    assert main(["--resume", str(out), "--quiet"]) == 0
+    assert progress(out, training_only=True) == progress(straight, training_only=True)
+    reference = arrays(straight / "final.npz")
+    again = arrays(out / "final.npz")
+    assert again.keys() == reference.keys()
+    assert all(np.array_equal(again[k], v) for k, v in reference.items())
+
+
+def test_two_devices_train_the_network_of_one(straight, tmp_path):
+    """The games sharded over two (forced) CPU devices: the same network up to rounding."""
+    environment = os.environ | {"XLA_FLAGS": "--xla_force_host_platform_device_count=2"}
+    code = ("import jax, sys; from tris_envs.alphazero.train import main; "
+            "assert jax.device_count() == 2; sys.exit(main(sys.argv[1:]))")
+    result = subprocess.run([sys.executable, "-c", code, *TINY_FLAGS, "--out",
+                             str(tmp_path), "--quiet"], capture_output=True, text=True,
+                            env=environment)
+    assert result.returncode == 0, result.stderr
+    reference = arrays(straight / "final.npz")
+    sharded = arrays(tmp_path / "final.npz")
+    for name, weights in reference.items():
+        if name != "__config__":
+            assert np.allclose(sharded[name], weights, atol=1e-4), name
+
+
+def test_games_that_do_not_split_over_the_devices_are_refused(tmp_path):
+    environment = os.environ | {"XLA_FLAGS": "--xla_force_host_platform_device_count=2"}
+    code = "import sys; from tris_envs.alphazero.train import main; sys.exit(main(sys.argv[1:]))"
+    result = subprocess.run([sys.executable, "-c", code, "--game", "tris1", "--envs", "3",
+                             "--steps", "8", "--batch", "8", "--out", str(tmp_path)],
+                            capture_output=True, text=True, env=environment)
+    assert result.returncode == 2 and "envs=3 must be a multiple of the 2 devices" in (
+        result.stderr)
+
+
+@pytest.mark.parametrize("path", sorted(Path("training/configs").glob("az_*.toml")),
+                         ids=lambda p: p.stem)
+def test_every_config_parses_and_names_its_variant(path):
+    from tris_envs.alphazero.agent import variant_name
+
+    config = load_config(path, {})
+    game = GAMES[config.game].make(**config.options)
+    assert path.stem == variant_name(game)
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--game", "chess"], "game='chess': must be one of 'tris2', 'tris1'"),
+    (["--iterations", "0"], "iterations=0: must be an integer >= 1"),
+    (["--opponents", "random,chess"], "unknown agent spec 'chess'"),
+    (["--option", "colour=red"], "unknown option"),
+    (["--config", "missing.toml"], "missing.toml"),
+    (["--envs", "6", "--steps", "3"], "batch=1024 must divide envs * steps = 18"),
+    (["--resume", "nowhere"], "nowhere holds no run (config.json missing)"),
+])
+def test_bad_settings_get_one_clear_line(arguments, message, tmp_path, capsys):
+    if "--resume" not in arguments:
+        arguments = [*arguments, "--out", str(tmp_path / "run")]
+    assert main(arguments, prog="alphazero.py") == 2
+    error = capsys.readouterr().err
+    assert message in error and error.startswith("alphazero.py: error: ")
+    assert error.count("\n") == 1
+
+
+def test_a_finished_run_is_not_overwritten(straight, capsys):
+    before = arrays(straight / "final.npz")
+    assert main([*TINY_FLAGS, "--out", str(straight)]) == 2
+    assert "already holds a run: continue it with --resume" in capsys.readouterr().err
+    after = arrays(straight / "final.npz")
+    assert all(np.array_equal(after[k], v) for k, v in before.items())
+
+
+def test_value_targets_are_the_final_rewards_of_the_movers():
+    from tris_envs.alphazero.learner import value_targets
+
+    # plies 0-4 of two columns of games: in the first a game won at ply 2 by its mover,
+    # then a new game drawn at ply 4; in the second a game still going at the end
+    reward = np.array([[0, 0], [0, 0], [1, 0], [0, 0], [0, 0]], np.float32)
+    done = np.array([[0, 0], [0, 0], [1, 0], [0, 0], [1, 0]], bool)
+    target, ended = value_targets(reward, done)
+    assert np.asarray(target)[:, 0].tolist() == [1, -1, 1, 0, 0]
+    assert np.asarray(ended).tolist() == [[True, False]] * 5

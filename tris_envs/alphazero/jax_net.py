@@ -1,0 +1,68 @@
+"""The network of :mod:`tris_envs.alphazero.network` as a pure JAX function, for training.
+
+The parameters are the very weights dict that :func:`~tris_envs.alphazero.network.save`
+writes (convolution kernels ``(3, 3, in, out)``, JAX's HWIO), as JAX arrays, so a network
+trained here plays as ``az:<path>`` with NumPy alone, and a saved network can be trained
+further. Needs ``pip install "tris_envs[jax]"``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from tris_envs.alphazero.network import NetConfig, Network
+from tris_envs.core.game import Game
+from tris_envs.games import game_spec
+
+Params = dict[str, Any]
+
+
+def policy_index(game: Game) -> np.ndarray:
+    """For each action of ``game``, its position in the head's flat output (the game's
+    :class:`~tris_envs.games.PolicyLayout`)."""
+    height, width, _ = game.info.observation_shape
+    return np.array(game_spec(game.info.name).policy.index(game.info.num_actions, height,
+                                                           width), dtype=np.int32)
+
+
+def params_of(network: Network) -> Params:
+    """The network's weights as JAX arrays (what :func:`forward` takes)."""
+    return {name: jnp.asarray(weights) for name, weights in network.weights.items()}
+
+
+def network_of(params: Params, game: Game, config: NetConfig) -> Network:
+    """A NumPy :class:`Network` with ``params``' weights (to save or to play)."""
+    return Network(game, config, {name: np.asarray(jax.device_get(w), dtype=np.float32)
+                                  for name, w in params.items()})
+
+
+def _conv(x: Any, kernel: Any, bias: Any) -> Any:
+    """"Same" 3x3 convolution of ``(N, H, W, Cin)`` with an HWIO kernel, as one matrix
+    product over the nine shifted copies of the board (on the CPU several times faster
+    than XLA's convolution for these small boards)."""
+    n, h, w, c = x.shape
+    padded = jnp.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    patches = jnp.concatenate([padded[:, i:i + h, j:j + w] for i in range(3)
+                               for j in range(3)], axis=-1)
+    return patches @ kernel.reshape(9 * c, -1) + bias
+
+
+def forward(params: Params, observation: Any, index: Any, blocks: int) -> tuple[Any, Any]:
+    """Policy logits ``(N, num_actions)`` (unmasked) and values ``(N,)`` in [-1, 1] of a batch
+    of ``(N, H, W, C)`` observations, each from its player to move's view: the same function
+    of the weights as :meth:`Network.__call__`. ``index`` is :func:`policy_index`."""
+    x = jax.nn.relu(_conv(observation.astype(jnp.float32), params["stem.w"], params["stem.b"]))
+    for i in range(blocks):
+        y = jax.nn.relu(_conv(x, params[f"block{i}.w1"], params[f"block{i}.b1"]))
+        x = jax.nn.relu(x + _conv(y, params[f"block{i}.w2"], params[f"block{i}.b2"]))
+    n = x.shape[0]
+    pooled = x.mean(axis=(1, 2))
+    cells = (x @ params["policy.w"] + params["policy.b"]).reshape(n, -1)
+    flat = jnp.concatenate([cells, pooled @ params["global.w"] + params["global.b"]], axis=1)
+    hidden = jax.nn.relu(x.reshape(n, -1) @ params["value.w1"] + params["value.b1"])
+    value = jnp.tanh(hidden @ params["value.w2"] + params["value.b2"])[:, 0]
+    return flat[:, index], value

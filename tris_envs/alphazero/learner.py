@@ -1,0 +1,194 @@
+"""AlphaZero-style self-play and training, one jitted function per iteration, in JAX.
+
+``envs`` games of :mod:`tris_envs.jax` are played at once, every move chosen by an mctx
+Gumbel MuZero search of ``simulations`` simulations whose model is the game's own JAX
+``step`` (the network's policy as prior, its value at the leaves, AlphaZero's Dirichlet
+noise mixed into the prior at the root). The network (:mod:`tris_envs.alphazero.jax_net`,
+the same weights as the NumPy ``az`` agents) learns the search's improved policy (mctx's
+``action_weights``) and the games' outcomes from the view of the player to move (a draw, by
+repetition or by truncation, is 0). Plies of games still going at the end of an iteration
+train only the policy.
+
+The games are sharded over all local devices (:func:`game_sharding`), the parameters
+replicated; the same seed gives the same network on one device or several, up to float
+rounding. Needs ``pip install "tris_envs[jax]"`` on Python 3.11 or newer (mctx).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import mctx
+import numpy as np
+import optax
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+from tris_envs.alphazero.jax_net import Params, forward
+from tris_envs.jax import TrisEnv, restart
+
+
+class Sample(NamedTuple):
+    """One ply of self-play per game: what the mover saw, the search's improved policy, the
+    mover's reward and whether the move ended the game."""
+
+    observation: Any
+    mask: Any
+    policy: Any
+    reward: Any
+    done: Any
+
+
+class Metrics(NamedTuple):
+    """What one iteration measured: games ended in it, their mean length in plies, and the
+    mean policy and value losses of its updates."""
+
+    games: Any
+    plies: Any
+    policy_loss: Any
+    value_loss: Any
+
+
+class Search(NamedTuple):
+    """The self-play settings of :func:`make_iteration`.
+
+    Attributes:
+        envs: Games played at once.
+        steps: Plies of each game per iteration.
+        simulations: Of each move's search.
+        considered: Actions Gumbel's root considers (mctx's ``max_num_considered_actions``).
+        noise: Share of Dirichlet noise in the root's prior.
+        alpha: Of the Dirichlet noise.
+        batch: Plies per minibatch.
+        epochs: Passes over the iteration's plies.
+    """
+
+    envs: int
+    steps: int
+    simulations: int
+    considered: int
+    noise: float
+    alpha: float
+    batch: int
+    epochs: int
+
+
+def value_targets(reward: Any, done: Any) -> tuple[Any, Any]:
+    """The value target of every ply of a window (plies first, games second) and whether
+    the ply's game ended inside the window (only those plies train the value).
+
+    ``reward`` is the mover's reward, ``done`` whether the move ended the game. The target
+    is the mover's final reward: the reward of the ply that ended the game, with the sign
+    changing every ply before it."""
+    def back(carry: tuple[Any, Any], ply: tuple[Any, Any]) -> tuple[tuple[Any, Any], Any]:
+        later, ended = carry
+        reward, done = ply
+        target = jnp.where(done, reward, -later)
+        ended = done | ended
+        return (target, ended), (target, ended)
+
+    start = (jnp.zeros(reward.shape[1:]), jnp.zeros(reward.shape[1:], bool))
+    return jax.lax.scan(back, start, (reward, done), reverse=True)[1]
+
+
+def make_recurrent(env: TrisEnv, index: Any, blocks: int) -> Callable[..., Any]:
+    """mctx's ``recurrent_fn`` over the JAX game's own ``step`` (the real rules as the
+    model), with the network's priors and its value (for the player to move) at the
+    leaves; each move's reward is the mover's, and the value changes sign every ply."""
+    step = jax.vmap(env.step)
+
+    def recurrent(params: Params, key: Any, action: Any, state: Any) -> tuple[Any, Any]:
+        player = state.current_player
+        state = step(state, action, jax.random.split(key, action.shape[0]))
+        logits, value = forward(params, state.observation, index, blocks)
+        over = state.terminated | state.truncated
+        reward = state.rewards[jnp.arange(action.shape[0]), player]
+        return mctx.RecurrentFnOutput(
+            reward=reward, discount=jnp.where(over, 0.0, -1.0),
+            prior_logits=jnp.where(state.legal_action_mask, logits, -1e9),
+            value=jnp.where(over, 0.0, value)), state
+
+    return recurrent
+
+
+def game_sharding() -> tuple[NamedSharding, NamedSharding]:
+    """``(games, replicated)``: shardings that split a batch of games over every local
+    device and that copy the parameters to each."""
+    mesh = Mesh(np.array(jax.devices()), ("games",))
+    return NamedSharding(mesh, PartitionSpec("games")), NamedSharding(mesh, PartitionSpec())
+
+
+def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransformation,
+                   index: Any, blocks: int) -> Callable[..., Any]:
+    """The jitted ``(params, opt_state, states, key) -> (params, opt_state, states, key,
+    metrics)`` of one iteration: ``search.steps`` plies of self-play in every game
+    (finished games restart), then ``search.epochs`` passes of minibatch updates over all
+    of them (the value only on plies whose game ended inside the window)."""
+    init, step = jax.vmap(env.init), jax.vmap(env.step)
+    recurrent = make_recurrent(env, index, blocks)
+    index = jnp.asarray(index)
+
+    def noisy(logits: Any, mask: Any, key: Any) -> Any:
+        """AlphaZero's exploration at the root: the prior mixed with Dirichlet noise over
+        the legal actions."""
+        shares = jax.random.dirichlet(key, jnp.full(logits.shape, search.alpha)) * mask
+        shares = shares / shares.sum(-1, keepdims=True)
+        prior = jax.nn.softmax(jnp.where(mask, logits, -1e9))
+        prior = (1 - search.noise) * prior + search.noise * shares
+        return jnp.where(mask, jnp.log(prior), -1e9)
+
+    def play(carry: tuple[Any, Any, Any], _: Any) -> tuple[tuple[Any, Any, Any], Sample]:
+        params, states, key = carry
+        key, root_key, chance, again, noise = jax.random.split(key, 5)
+        mask = states.legal_action_mask
+        logits, value = forward(params, states.observation, index, blocks)
+        root = mctx.RootFnOutput(prior_logits=noisy(logits, mask, noise), value=value,
+                                 embedding=states)
+        policy = mctx.gumbel_muzero_policy(
+            params, root_key, root, recurrent, search.simulations, invalid_actions=~mask,
+            max_num_considered_actions=search.considered,
+            qtransform=mctx.qtransform_completed_by_mix_value)
+        player = states.current_player
+        after = step(states, policy.action, jax.random.split(chance, search.envs))
+        done = after.terminated | after.truncated
+        reward = after.rewards[jnp.arange(search.envs), player]
+        after = restart(done, init(jax.random.split(again, search.envs)), after)
+        return (params, after, key), Sample(states.observation, mask, policy.action_weights,
+                                            reward, done)
+
+    def loss(params: Params, sample: Sample, target: Any, ended: Any) -> tuple[Any, Any]:
+        logits, value = forward(params, sample.observation, index, blocks)
+        logits = jnp.where(sample.mask, logits, -1e9)
+        policy = optax.softmax_cross_entropy(logits, sample.policy).mean()
+        value = ((value - target) ** 2 * ended).sum() / jnp.maximum(ended.sum(), 1)
+        return policy + value, jnp.stack([policy, value])
+
+    size = search.steps * search.envs
+
+    @jax.jit
+    def iteration(params: Params, opt_state: Any, states: Any, key: Any) -> tuple[Any, ...]:
+        key, rollout, shuffle = jax.random.split(key, 3)
+        (_, states, _), samples = jax.lax.scan(play, (params, states, rollout), None,
+                                               search.steps)
+        target, ended = value_targets(samples.reward, samples.done)
+        flat = jax.tree_util.tree_map(lambda x: x.reshape((size,) + x.shape[2:]),
+                                      (samples, target, ended))
+        order = jnp.concatenate([jax.random.permutation(k, size) for k in
+                                 jax.random.split(shuffle, search.epochs)])
+
+        def minibatch(carry: tuple[Any, Any], rows: Any) -> tuple[tuple[Any, Any], Any]:
+            params, opt_state = carry
+            grads, losses = jax.grad(loss, has_aux=True)(
+                params, *jax.tree_util.tree_map(lambda x: x[rows], flat))
+            changes, opt_state = optimiser.update(grads, opt_state, params)
+            return (optax.apply_updates(params, changes), opt_state), losses
+
+        (params, opt_state), losses = jax.lax.scan(minibatch, (params, opt_state),
+                                                   order.reshape(-1, search.batch))
+        games = samples.done.sum()
+        metrics = Metrics(games, size / jnp.maximum(games, 1), *losses.mean(0))
+        return params, opt_state, states, key, metrics
+
+    return iteration

@@ -1,0 +1,386 @@
+"""The AlphaZero learner's command: configs, checkpoints, resume, logs and evaluation.
+
+    python training/alphazero.py --config training/configs/az_tant_fant.toml --out runs/tf
+    python training/alphazero.py --game tris1 --iterations 20 --out runs/tris1 --minutes 5
+    python training/alphazero.py --resume runs/tf          # continues where it stopped
+
+Each iteration is :func:`tris_envs.alphazero.learner.make_iteration` (self-play through
+mctx searches over the game's JAX ``step``, then the updates). Every ``checkpoint_every``
+iterations, at the end, at the ``--minutes`` budget and on Ctrl-C, the run directory gets
+``net_<iteration>.npz`` (play it with ``az:<path>``) and ``resume.npz`` (the whole
+training state: ``--resume`` continues with the same results as a run never stopped); each
+checkpoint's network plays ``eval_games`` games against each of ``opponents`` (the ``az``
+agent with ``eval_simulations`` simulations; where the game has an exact solver, the share
+of its moves that keep the solver's value is logged too). Also written: ``config.json``,
+``progress.csv`` (one row per iteration), TensorBoard logs where PyTorch's writer is
+installed, ``learning_curve.png`` and, at the end, ``final.npz``.
+
+Configs (``training/configs/az_<game>[__<option>=<value>].toml``) hold the keys of
+:class:`Config`; flags override them. Needs ``pip install "tris_envs[jax,train]"``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tris_envs.agents import make_agent
+from tris_envs.cli import parse_options
+from tris_envs.games import GAMES, make_game
+from tris_envs.training.config import (
+    integer,
+    number,
+    one_of,
+    read_toml,
+    setting,
+    settings_from,
+    specs,
+    table,
+)
+
+
+@dataclasses.dataclass
+class Config:
+    """Every setting of a run (the keys of a config file), each checked when read."""
+
+    game: str = setting("tant_fant", one_of(*GAMES))
+    options: dict[str, Any] = setting({}, table)
+    seed: int = setting(0, integer(0))
+    iterations: int = setting(100, integer(1))
+    envs: int = setting(256, integer(1))                # games played at once
+    steps: int = setting(32, integer(1))                # plies of each game per iteration
+    simulations: int = setting(32, integer(1))          # of each self-play move's search
+    considered: int = setting(16, integer(1))           # actions Gumbel's root considers
+    noise: float = setting(0.25, number(0, 1))          # Dirichlet share at the root
+    alpha: float = setting(0.3, number(0, strict=True))
+    batch: int = setting(1024, integer(1))              # plies per minibatch
+    epochs: int = setting(1, integer(1))                # passes over an iteration's plies
+    learning_rate: float = setting(1e-3, number(0, strict=True))
+    final_learning_rate: float = setting(1e-4, number(0, strict=True))  # cosine decay
+    weight_decay: float = setting(0.0, number(0, 1))
+    width: int = setting(32, integer(1))                # network channels
+    blocks: int = setting(2, integer(0))                # residual blocks
+    checkpoint_every: int = setting(10, integer(1))
+    eval_games: int = setting(40, integer(0))           # per opponent and checkpoint
+    eval_simulations: int = setting(0, integer(0))      # of the evaluated az agent
+    opponents: list[str] = setting(["random", "greedy"], specs)
+    minutes: float = setting(0.0, number(0))            # wall-clock budget; 0: none
+
+
+def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
+    """Defaults, then the TOML file at ``path``, then ``overrides`` (``None`` values
+    skipped); every value checked, the game made with its options, the opponents parsed.
+
+    Raises:
+        ValueError: an unknown key, a bad value (named with its key), an unknown game or
+            option, an unknown agent spec, a batch that does not divide an iteration's
+            plies, or a file that is not TOML.
+        OSError: the file cannot be read.
+    """
+    values = read_toml(path) if path is not None else {}
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    config: Config = settings_from(Config, values, Config())
+    make_game(config.game, **config.options)
+    for spec in config.opponents:
+        make_agent(spec)
+    if config.envs * config.steps % config.batch:
+        raise ValueError(f"batch={config.batch} must divide envs * steps = "
+                         f"{config.envs * config.steps}")
+    return config
+
+
+class Run:
+    """A run directory's training state, built from its config (fresh or resumed)."""
+
+    def __init__(self, config: Config, out: Path) -> None:
+        import jax
+        import optax
+
+        from tris_envs.alphazero.jax_net import params_of, policy_index
+        from tris_envs.alphazero.learner import Search, game_sharding, make_iteration
+        from tris_envs.alphazero.network import NetConfig, Network
+        from tris_envs.jax import make
+
+        self.config, self.out = config, out
+        self.game = make_game(config.game, **config.options)
+        self.env = make(config.game, **config.options)
+        devices = jax.device_count()
+        if config.envs % devices:
+            raise ValueError(f"envs={config.envs} must be a multiple of the {devices} "
+                             "devices the games are sharded over")
+        self.net_config = NetConfig(config.game, config.options, config.width, config.blocks)
+        rng = np.random.default_rng(config.seed)
+        params = params_of(Network(self.game, self.net_config, rng=rng))
+        updates = (config.iterations * config.epochs * config.envs * config.steps
+                   // config.batch)
+        schedule = optax.cosine_decay_schedule(
+            config.learning_rate, updates, config.final_learning_rate / config.learning_rate)
+        optimiser = optax.chain(optax.clip_by_global_norm(1.0),
+                                optax.adamw(schedule, weight_decay=config.weight_decay))
+        key, start = jax.random.split(jax.random.PRNGKey(config.seed))
+        states = jax.vmap(self.env.init)(jax.random.split(start, config.envs))
+        games, replicated = game_sharding()
+        self.state = (jax.device_put(params, replicated),
+                      jax.device_put(optimiser.init(params), replicated),
+                      jax.device_put(states, games), jax.device_put(key, replicated))
+        self.iteration_done = 0
+        self.seconds = 0.0
+        search = Search(config.envs, config.steps, config.simulations, config.considered,
+                        config.noise, config.alpha, config.batch, config.epochs)
+        self.step = make_iteration(self.env, search, optimiser, policy_index(self.game),
+                                   config.blocks)
+
+    def network(self) -> Any:
+        """The current network, as the NumPy :class:`Network` the ``az`` agents play."""
+        from tris_envs.alphazero.jax_net import network_of
+
+        return network_of(self.state[0], self.game, self.net_config)
+
+    def save(self) -> None:
+        """``resume.npz``: every array of the training state, the iteration and the time."""
+        import jax
+
+        leaves = jax.tree_util.tree_leaves(jax.device_get(self.state))
+        arrays: dict[str, Any] = {f"leaf{i}": np.asarray(leaf) for i, leaf in enumerate(leaves)}
+        arrays |= {"iteration": self.iteration_done, "seconds": self.seconds}
+        partial = self.out / "resume.partial.npz"
+        with partial.open("wb") as file:
+            np.savez(file, **arrays)
+        partial.replace(self.out / "resume.npz")
+
+    def restore(self) -> None:
+        """The training state of ``resume.npz``.
+
+        Raises:
+            ValueError: no such file, or one whose arrays do not fit this config.
+        """
+        import jax
+
+        path = self.out / "resume.npz"
+        if not path.is_file():
+            raise ValueError(f"{self.out} has no resume.npz to continue from")
+        leaves, treedef = jax.tree_util.tree_flatten(self.state)
+        with np.load(path) as data:
+            saved = [data[f"leaf{i}"] for i in range(len(leaves)) if f"leaf{i}" in data]
+            self.iteration_done = int(data["iteration"])
+            self.seconds = float(data["seconds"])
+        if len(saved) != len(leaves) or any(
+                np.shape(a) != np.shape(b) for a, b in zip(saved, leaves)):
+            raise ValueError(f"{path} does not fit the run's config.json")
+        restored = [jax.device_put(a, b.sharding) for a, b in zip(saved, leaves)]
+        self.state = jax.tree_util.tree_unflatten(treedef, restored)
+
+
+def train(config: Config, out: Path, resume: bool = False, quiet: bool = False) -> Path:
+    """Run (or, with ``resume``, continue) the learner in ``out``; the final network's path.
+
+    Raises:
+        ValueError: ``out`` holds another run (without ``resume``) or no resumable one.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    if not resume and (out / "resume.npz").exists():
+        raise ValueError(f"{out} already holds a run: continue it with --resume {out} or "
+                         "choose another --out")
+    (out / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
+    run = Run(config, out)
+    rows = _read_rows(out) if resume else []
+    if resume:
+        run.restore()
+        rows = [r for r in rows if int(r["iteration"]) <= run.iteration_done]
+    writer = _tensorboard(out)
+    budget = config.minutes * 60
+    began = time.perf_counter() - run.seconds
+    try:
+        while run.iteration_done < config.iterations:
+            run.state, metrics = _advance(run)
+            run.seconds = time.perf_counter() - began
+            k = run.iteration_done
+            plies = k * config.envs * config.steps
+            row: dict[str, Any] = {
+                "iteration": k, "plies": plies, "seconds": round(run.seconds, 1),
+                "games": int(metrics.games), "game_length": round(float(metrics.plies), 1),
+                "policy_loss": round(float(metrics.policy_loss), 4),
+                "value_loss": round(float(metrics.value_loss), 4)}
+            stop = bool(budget) and run.seconds >= budget
+            if k % config.checkpoint_every == 0 or k == config.iterations or stop:
+                row |= _checkpoint(run)
+                began = time.perf_counter() - run.seconds     # the evaluation is not timed
+            rows.append(row)
+            _log(out, rows, writer, row)
+            if not quiet:
+                print(f"iteration {k}/{config.iterations}: " + ", ".join(
+                    f"{name} {value:.4g}" for name, value in row.items()
+                    if name != "iteration"), flush=True)
+            if stop:
+                print(f"stopped at the budget of {config.minutes:g} minutes; continue with "
+                      f"--resume {out}", flush=True)
+                break
+    except KeyboardInterrupt:
+        run.save()
+        print(f"interrupted after iteration {run.iteration_done}; continue with --resume "
+              f"{out}", file=sys.stderr, flush=True)
+        raise
+    _plot(out, rows)
+    from tris_envs.alphazero.network import save
+
+    return save(run.network(), out / "final.npz")
+
+
+def _advance(run: Run) -> tuple[Any, Any]:
+    """One iteration; the iteration count moves only once it is complete."""
+    *state, metrics = run.step(*run.state)
+    run.iteration_done += 1
+    return tuple(state), metrics
+
+
+def _checkpoint(run: Run) -> dict[str, Any]:
+    """Save the network and the training state; the network's scores against the
+    opponents (and its value-keeping share, where the game has a solver)."""
+    from tris_envs.alphazero.agent import AZAgent
+    from tris_envs.alphazero.network import save
+    from tris_envs.evaluation import play_match
+    from tris_envs.training.evaluation import optimal_moves
+
+    network = run.network()
+    save(network, run.out / f"net_{run.iteration_done}.npz")
+    run.save()
+    config, scores = run.config, dict[str, Any]()
+    if config.eval_games == 0:
+        return scores
+    judged = optimal = 0
+    for opponent in config.opponents:
+        agent = AZAgent(network, config.eval_simulations,
+                        rng=np.random.default_rng(run.iteration_done))
+        match = play_match(run.game, agent, opponent, config.eval_games,
+                           seed=run.iteration_done, keep_records=GAMES[config.game].solvable)
+        scores[f"vs {opponent}"] = round(match.score, 3)
+        if match.records:
+            kept, moves = optimal_moves(run.game, match.records)
+            optimal, judged = optimal + kept, judged + moves
+    if judged:
+        scores["value_kept"] = round(optimal / judged, 4)
+    return scores
+
+
+def _read_rows(out: Path) -> list[dict[str, Any]]:
+    path = out / "progress.csv"
+    if not path.is_file():
+        return []
+    with path.open(newline="") as file:
+        return [{k: _number(v) for k, v in row.items() if v != ""}
+                for row in csv.DictReader(file)]
+
+
+def _number(text: str) -> Any:
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def _log(out: Path, rows: list[dict[str, Any]], writer: Any, row: dict[str, Any]) -> None:
+    fields = list(dict.fromkeys(k for r in rows for k in r))
+    with (out / "progress.csv").open("w", newline="") as file:
+        table = csv.DictWriter(file, fields)
+        table.writeheader()
+        table.writerows(rows)
+    if writer is not None:
+        for key, value in row.items():
+            if key != "iteration":
+                writer.add_scalar(key.replace(" ", "_"), value, row["iteration"])
+        writer.flush()
+
+
+def _tensorboard(out: Path) -> Any:
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        return None
+    return SummaryWriter(str(out / "tensorboard"))
+
+
+def _plot(out: Path, rows: list[dict[str, Any]]) -> None:
+    """``learning_curve.png``: losses per iteration, the checkpoints' scores."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    figure, (losses, scores) = pyplot.subplots(1, 2, figsize=(10, 4))
+    iterations = [r["iteration"] for r in rows]
+    for key in ("policy_loss", "value_loss"):
+        losses.plot(iterations, [r[key] for r in rows], label=key)
+    losses.set_xlabel("iteration")
+    losses.legend()
+    for key in sorted({k for r in rows for k in r if k.startswith("vs ") or k == "value_kept"}):
+        points = [(r["iteration"], r[key]) for r in rows if key in r]
+        scores.plot(*zip(*points), marker="o", label=key)
+    scores.set_ylim(0, 1.02)
+    scores.set_xlabel("iteration")
+    scores.set_ylabel("score")
+    if scores.lines:
+        scores.legend()
+    figure.tight_layout()
+    figure.savefig(out / "learning_curve.png", dpi=100)
+    pyplot.close(figure)
+
+
+INTEGER_FLAGS = ("iterations", "envs", "steps", "simulations", "checkpoint_every",
+                 "eval_games", "eval_simulations", "width", "blocks", "batch", "epochs", "seed")
+
+
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """Command line; errors in settings or files end with a message and exit status 2."""
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
+    parser.add_argument("--config", type=Path, help="a TOML file with Config's keys")
+    parser.add_argument("--game")
+    parser.add_argument("--option", action="append", help="game option name=value")
+    parser.add_argument("--out", type=Path, help="the run directory")
+    parser.add_argument("--resume", type=Path, metavar="RUN_DIR",
+                        help="continue the run in RUN_DIR with its config.json")
+    for name in INTEGER_FLAGS:
+        parser.add_argument(f"--{name.replace('_', '-')}", type=int, dest=name)
+    parser.add_argument("--minutes", type=float, help="stop (resumably) after this much "
+                        "training time")
+    parser.add_argument("--opponents", type=lambda text: text.split(","),
+                        help="comma-separated agent specs for the evaluations")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    args = parser.parse_args(argv)
+    name = parser.prog
+    try:
+        if args.resume is not None:
+            if args.out is not None or args.config is not None:
+                raise ValueError("--resume RUN_DIR continues with RUN_DIR's config.json; "
+                                 "give neither --out nor --config")
+            saved = args.resume / "config.json"
+            if not saved.is_file():
+                raise ValueError(f"{args.resume} holds no run (config.json missing)")
+            values = json.loads(saved.read_text())
+            values["minutes"] = args.minutes or 0.0     # a budget is for one invocation
+            config = load_config(None, values)
+            out, resume = args.resume, True
+        else:
+            if args.out is None:
+                raise ValueError("give --out RUN_DIR (or --resume RUN_DIR)")
+            overrides = {k: getattr(args, k) for k in (*INTEGER_FLAGS, "game", "minutes",
+                                                       "opponents")}
+            if args.option:
+                overrides["options"] = parse_options(args.option)
+            config = load_config(args.config, overrides)
+            out, resume = args.out, False
+        final = train(config, out, resume=resume, quiet=args.quiet)
+    except (ValueError, TypeError, OSError, ImportError) as error:
+        print(f"{name}: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    print(f"final network: {final} (play it with az:{final})")
+    return 0
