@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 jax = pytest.importorskip("jax")
 pytest.importorskip("pgx")
@@ -231,3 +233,156 @@ def test_benchmark_draws_only_legal_actions():
     mask = jax.random.bernoulli(key, 0.1, (2000, 100)).at[:, 99].set(True)
     chosen = np.asarray(uniform_legal(key, mask))
     assert np.asarray(mask)[np.arange(2000), chosen].all()
+
+
+# ----- illegal and out-of-range actions (issue #31) -------------------------------------
+MUST_PASS = "/".join(["........."] * 9) + " w p 0"
+"""A Tritoc position where White must pass (action 81 the only legal one)."""
+
+
+def penalised(env, step, before, after):
+    """``after`` is ``before`` ended by an illegal action of its player: -1 for it, +1 for
+    the other, the position unchanged (a valid state), every action masked legal; stepping
+    on changes nothing (``step``: the env's, jitted)."""
+    player = int(before.current_player)
+    assert bool(after.terminated) and not bool(after.truncated)
+    assert tuple(np.asarray(after.rewards)) == ((-1.0, 1.0) if player == 0 else (1.0, -1.0))
+    assert to_position(env, after) == to_position(env, before)
+    assert bool(after.legal_action_mask.all())
+    again = step(after, jnp.int32(0), jax.random.PRNGKey(1))
+    assert tuple(np.asarray(again.rewards)) == (0.0, 0.0)
+    assert to_position(env, again) == to_position(env, before)
+
+
+def test_the_issue_reproducer_ends_the_game():
+    env = make("tris1")
+    state = env.init(jax.random.PRNGKey(0))
+    penalised(env, jax.jit(env.step), state, env.step(state, 9))    # unjitted, a plain int
+
+
+@pytest.mark.parametrize("name, options, position, actions", [
+    ("tris1", {}, None, [9, 14, 90, -1, -9, 2**31 - 1, -2**31]),
+    ("tris2", {}, None, [-378, -1, 378, 10**6]),
+    ("tris2", {"setup": "placement"}, None, [-54, 378, 5]),
+    ("tant_fant", {}, None, [0, 81, -81, 2**31 - 1]),
+    ("doppia_scelta", {"setup": "coloring"}, None, [78, 1000, -1, 0, 2]),
+    ("tritoc", {}, MUST_PASS, [82, 5000, -1, 0, 80]),
+], ids=str)
+def test_out_of_range_and_illegal_actions_lose_and_keep_the_position(name, options, position,
+                                                                     actions):
+    from tris_envs.jax import from_position
+
+    env = make(name, **options)
+    step, key = jax.jit(env.step), jax.random.PRNGKey(0)
+    state = env.init(key) if position is None else from_position(env, position)
+    for action in actions:
+        penalised(env, step, state, step(state, jnp.int32(action), key))
+
+
+def test_actions_of_any_integer_type_and_size():
+    from tris_envs.jax.base import _as_action
+
+    for value, expected in [(2**40, 2**31 - 1), (-2**40, -2**31), (5, 5),
+                            (np.int64(2**40), 2**31 - 1), (np.int64(-2**40), -2**31),
+                            (np.uint64(2**63), 2**31 - 1), (np.uint32(2**32 - 1), 2**31 - 1),
+                            (jnp.uint32(2**32 - 1), 2**31 - 1), (np.int8(-3), -3),
+                            (jnp.int32(-7), -7), (np.array(4), 4)]:
+        action = _as_action(value)
+        assert action.dtype == jnp.int32 and action.shape == () and int(action) == expected
+
+
+def test_illegal_actions_in_a_batch_and_legal_ones_beside_them():
+    env = make("tris1")
+    states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), 4))
+    after = jax.jit(jax.vmap(env.step))(states, jnp.array([4, 9, -1, 2**31 - 1]))
+    assert after.terminated.tolist() == [False, True, True, True]
+    assert after.rewards[:, 0].tolist() == [0.0, -1.0, -1.0, -1.0]
+    assert [to_position(env, unbatch(after, b)) for b in range(4)] == [
+        ".../.X./...", ".../.../...", ".../.../...", ".../.../..."]
+
+
+def test_doppia_scelta_coloring_takes_plain_python_actions():
+    env = make("doppia_scelta", setup="coloring")
+    step = jax.jit(env.step, static_argnums=1)                  # the action a Python int
+    state = step(env.init(jax.random.PRNGKey(0)), 3)            # cell 0 yellow
+    assert not bool(state.terminated) and int(state.current_player) == 1
+    assert to_position(env, state).startswith("Y..../")
+
+
+def test_a_non_integer_action_is_refused():
+    env = make("tris1")
+    state = env.init(jax.random.PRNGKey(0))
+    for action in (1.5, True, np.bool_(True), jnp.float32(1), "3", None, np.array([1, 2])):
+        with pytest.raises(TypeError, match="is not an integer"):
+            env.step(state, action)
+
+
+@pytest.mark.parametrize("name", JAX_GAMES)
+def test_a_huge_max_moves_steps(name):
+    env = make(name, max_moves=2**31)
+    key = jax.random.PRNGKey(0)
+    state = env.init(key)
+    state = jax.jit(env.step)(state, jnp.argmax(state.legal_action_mask), key)
+    assert int(state._step_count) == 1 and not bool(state.truncated)
+
+
+def test_tant_fant_repetition_history_is_bounded():
+    env = make("tant_fant", repetition_draw=True, max_moves=10**10)
+    state = env.init(jax.random.PRNGKey(0))
+    # two of each of the 3,360 positions and the third occurrence, whatever max_moves is
+    assert state._history.shape == (2 * 3360 + 1,)
+    assert make("tant_fant", repetition_draw=True, max_moves=12).init(
+        jax.random.PRNGKey(0))._history.shape == (13,)
+
+
+def test_make_refuses_an_unknown_option_with_a_value_error():
+    for name in JAX_GAMES:
+        with pytest.raises(ValueError, match="unknown option.*'foo'"):
+            make(name, foo=1)
+
+
+FUZZ_CASES = ONE_PER_GAME + [("tris2", {"setup": "placement"}),
+                             ("doppia_scelta", {"setup": "coloring"})]
+_FUZZ: dict = {}
+
+
+def fuzz_positions(name, options):
+    """(env, game, jitted step, [(state, core)]) for a case: positions along a random game
+    (the start included), and for Tritoc one where the player must pass; built once."""
+    case = (name, repr(sorted(options.items())))
+    if case not in _FUZZ:
+        from tris_envs.jax import from_position
+
+        env, game = make(name, **options), make_game(name, **options)
+        step = jax.jit(env.step)
+        key, rng = jax.random.PRNGKey(5), np.random.default_rng(5)
+        state = env.init(key)
+        core = start(env, game, jax.tree_util.tree_map(lambda x: x[None], state), 1)[0]
+        positions = []
+        while game.current_player(core) != TERMINAL and len(positions) < 6:
+            positions.append((state, core))
+            action = int(rng.choice(game.legal_actions(core)))
+            key, move = jax.random.split(key)
+            state = step(state, jnp.int32(action), move)
+            core = follow(game, game.apply(core, action), to_position(env, state))
+        if name == "tritoc":
+            positions.append((from_position(env, MUST_PASS), game.from_notation(MUST_PASS)))
+        _FUZZ[case] = env, game, step, positions
+    return _FUZZ[case]
+
+
+@pytest.mark.parametrize("name, options", FUZZ_CASES, ids=str)
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@given(index=st.integers(0, 6),
+       action=st.one_of(st.integers(-2**31, 2**31 - 1), st.integers(-400, 400)))
+def test_fuzz_any_int32_action_gets_the_cores_verdict(name, options, index, action):
+    env, game, step, positions = fuzz_positions(name, options)
+    state, core = positions[index % len(positions)]
+    legal = 0 <= action < game.info.num_actions and bool(game.legal_mask(core)[action])
+    after = step(state, jnp.int32(action), jax.random.PRNGKey(index))
+    if not legal:
+        penalised(env, step, state, after)
+        return
+    moved = game.apply(core, action)
+    assert tuple(np.asarray(after.rewards)) == game.rewards(moved)
+    follow(game, moved, to_position(env, after))

@@ -50,6 +50,9 @@ def make(name: str, **options: Any) -> TrisEnv:
     """
     if name not in _CLASSES:
         raise ValueError(f"no JAX version of {name!r}; available: {', '.join(GAMES)}")
+    from tris_envs.games import game_spec
+
+    game_spec(name).game_class.check_option_names(options)
     module, _, cls = _CLASSES[name].partition(":")
     return getattr(import_module(module), cls)(**options)
 

@@ -7,12 +7,44 @@ from typing import Any
 try:
     import jax
     import jax.numpy as jnp
+    import numpy as np
     import pgx.core
 except ImportError as error:          # pragma: no cover - depends on the installed extras
     raise ImportError(f"tris_envs.jax needs JAX and Pgx ({error}): "
                       'pip install "tris_envs[jax]"') from error
 
+from tris_envs.core.errors import brief
 from tris_envs.core.game import Game
+
+_INT32_MAX = 2**31 - 1
+_INT32_MIN = -(2**31)
+
+
+def _as_action(action: Any) -> Any:
+    """``action`` as an ``int32`` scalar array. Integers beyond ``int32`` are clipped to its
+    range first: they are out of range as actions either way, and must not wrap around
+    into it.
+
+    Raises:
+        TypeError: a non-integer action (a float, a boolean).
+    """
+    if isinstance(action, (bool, np.bool_)) or not isinstance(
+            action, (int, np.integer, np.ndarray, jax.Array)):
+        raise TypeError(f"action {brief(action)} is not an integer")
+    if isinstance(action, int):
+        return jnp.int32(max(_INT32_MIN, min(action, _INT32_MAX)))
+    if action.shape != ():
+        raise TypeError(f"action {brief(action)} is not an integer but an array of shape "
+                        f"{action.shape}: step takes one action; jax.vmap(env.step) a batch")
+    dtype = np.dtype(action.dtype)
+    if dtype.kind not in "iu":
+        raise TypeError(f"action {brief(action)} is not an integer (dtype {dtype})")
+    if dtype.itemsize >= 4 and dtype != np.int32:     # uint32, 64-bit: may not fit int32
+        xp = np if isinstance(action, (np.ndarray, np.integer)) else jnp
+        action = xp.minimum(action, xp.asarray(_INT32_MAX, dtype))
+        if dtype.kind == "i":
+            action = xp.maximum(action, xp.asarray(_INT32_MIN, dtype))
+    return jnp.asarray(action).astype(jnp.int32)
 
 
 class TrisEnv(pgx.core.Env):
@@ -28,10 +60,48 @@ class TrisEnv(pgx.core.Env):
     def __init__(self, game: Game) -> None:
         super().__init__()
         self.game = game
+        # the step count is an int32: a larger limit is never reached (and would not trace)
+        self._max_moves = min(game.max_moves, _INT32_MAX)
+
+    def step(self, state: Any, action: Any, key: Any = None) -> Any:
+        """Pgx's ``step``, with its illegal-action convention kept for every action.
+
+        Pgx reads ``legal_action_mask[action]``, which JAX clamps (``9`` reads cell 8) or
+        wraps (``-1`` reads the last action), and passes the illegal action on to the rules.
+        Here an action outside ``0 .. num_actions - 1`` or not legal ends the game with -1
+        for its player and +1 for the other, the position left as it was (a valid state,
+        which :func:`to_position` writes out). On a finished game ``step`` changes nothing
+        and gives zero rewards, as in Pgx.
+
+        Raises:
+            TypeError: a non-integer action (a float or boolean array, say).
+        """
+        # a reduction: XLA computes the action once, where it would otherwise redo the
+        # caller's computation of it (a long chain in the benchmark) inside every field
+        # that the select below keeps
+        action = jnp.where(jnp.arange(2) == 0, _as_action(action), 0).sum()
+        done = state.terminated | state.truncated
+        # one lookup: a negative action, unsigned, is out of range too (``take`` would wrap
+        # it); the rules run on the action as it is, their result kept only where legal
+        legal = jnp.take(state.legal_action_mask, action.astype(jnp.uint32), mode="fill",
+                         fill_value=False)
+        illegal = ~done & ~legal
+        player = state.current_player
+
+        def kept() -> Any:                       # a finished game, or an illegal action
+            penalty = jnp.where(jnp.arange(2) == player, -1.0, 1.0).astype(jnp.float32)
+            return state.replace(rewards=jnp.where(illegal, penalty, 0.0),
+                                 terminated=state.terminated | illegal,
+                                 _step_count=state._step_count + illegal)
+
+        state = jax.lax.cond(done | illegal, kept, lambda: self._step(
+            state.replace(_step_count=state._step_count + 1), action, key))
+        state = state.replace(legal_action_mask=state.legal_action_mask | state.terminated)
+        return state.replace(observation=self.observe(state))
 
     def _step(self, state: Any, action: Any, key: Any) -> Any:
         state = self._play(state, action, key)
-        truncated = ~state.terminated & (state._step_count >= self.game.max_moves)
+        truncated = ~state.terminated & (state._step_count >= self._max_moves)
         return state.replace(truncated=truncated)
 
     def observe_for(self, state: Any, player: Any) -> Any:

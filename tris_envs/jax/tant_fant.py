@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import jax.numpy as jnp
@@ -15,6 +16,8 @@ from tris_envs.games.tant_fant import TantFantState as CoreState
 from tris_envs.jax.base import TrisEnv, seat_rewards
 
 _POINTS = 0b111_111_111
+_POSITIONS = math.comb(9, 3) * math.comb(6, 3) * 2
+"""Tant Fant positions: three pieces a side on the nine points, and the side to move."""
 _MOVED = jnp.array([[(1 << a // 9 | 1 << a % 9) << 9 * seat for a in range(81)]
                     for seat in (0, 1)], dtype=jnp.int32)
 """Per seat and action (from-point * 9 + to-point): the bits of the board word it flips."""
@@ -85,7 +88,11 @@ class TantFant(TrisEnv):
         # [seat, points]: whether the seat's pieces on these points make a winning line
         self._wins = jnp.array([[any(own & m == m for m in masks if m != BASE_RANK[seat])
                                  for own in range(512)] for seat in (0, 1)])
-        self._history_size = core.max_moves + 1 if core.repetition_draw else 1
+        # a game ends at a position's third occurrence: it never keeps more than two of
+        # each of the positions (the arrangements, with the side to move) and the one
+        # seen a third time, however large max_moves is
+        self._history_size = (min(core.max_moves, 2 * _POSITIONS) + 1
+                              if core.repetition_draw else 1)
         self._start = self.from_core(core.initial_state())
 
     def _init(self, key: Any) -> State:

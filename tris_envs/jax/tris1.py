@@ -44,8 +44,8 @@ class State:
 class Tris1(TrisEnv):
     """Tris 1; ``max_moves`` as in the rules core."""
 
-    def __init__(self, max_moves: int = 9) -> None:
-        super().__init__(CoreTris1(max_moves=max_moves))
+    def __init__(self, **options: Any) -> None:
+        super().__init__(CoreTris1(**options))
 
     def _init(self, key: Any) -> State:
         return State()
