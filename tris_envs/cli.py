@@ -26,7 +26,10 @@ GAMES = list(REGISTRY)
 
 
 def parse_options(pairs: list[str] | None) -> dict[str, Any]:
-    """``["stalemate=loss", "diagonal_only=True"]`` -> options (Python literals or text)."""
+    """``["stalemate=loss", "diagonal_only=True"]`` -> options (Python literals or text).
+
+    A value that is no Python literal stays text (the game then says what it expects),
+    also one nested too deeply to parse (``max_moves=------1``)."""
     options: dict[str, Any] = {}
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
@@ -34,9 +37,24 @@ def parse_options(pairs: list[str] | None) -> dict[str, Any]:
             raise ValueError(f"--option {brief(pair)}: expected name=value, e.g. stalemate=loss")
         try:
             options[key] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             options[key] = value
     return options
+
+
+def _at_least(least: int) -> Any:
+    """An argparse ``type``: an integer of at least ``least`` (argparse names the option)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < least:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {least}, got {brief(text)}")
+        return value
+
+    parse.__name__ = f"integer >= {least}"
+    return parse
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -109,8 +127,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="instead: the JAX games at batch 1, 64 and 1,024 beside Pgx's "
                             "tic_tac_toe and connect_four (needs the jax extra)")
     watch = commands.add_parser("watch", help=WATCH_DESCRIPTION, description=WATCH_DESCRIPTION)
-    watch.add_argument("--games", type=int, default=200, help="games in the match (default 200)")
-    watch.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    watch.add_argument("--games", type=_at_least(1), default=200,
+                       help="games in the match (default 200)")
+    watch.add_argument("--seed", type=_at_least(0), default=0, help="seed (default 0)")
     return parser
 
 
@@ -130,6 +149,9 @@ def _journal_arguments(parser: argparse.ArgumentParser) -> None:
                              "temporary file keeps the results and is removed at the end")
     parser.add_argument("--resume", action="store_true",
                         help="continue the interrupted run whose --records FILE is given")
+    parser.add_argument("--force", action="store_true",
+                        help="overwrite an existing --records FILE (without --resume or "
+                             "--force an existing file is refused)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -164,7 +186,7 @@ def _stop(signum: int, frame: Any) -> None:
 
 def _journal_note(args: argparse.Namespace) -> str:
     path = getattr(args, "journal", None)
-    if path is None or not Path(path).is_file():
+    if path is None or not _holds_header(Path(path)):
         return ""
     games = max(0, len(Path(path).read_text().splitlines()) - 1)
     resume = "" if args.records else f" --records {path}"
@@ -210,7 +232,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
             result = play_match(game, first, second, n_games=args.games, seed=args.seed,
                                 processes=args.processes, ray=args.ray,
                                 keep_records=args.metrics or bool(args.records),
-                                records=journal, resume=args.resume)
+                                records=journal, resume=args.resume, overwrite=args.force)
         print(result)
         if args.metrics:
             _print_metrics(game, result.names, result.records)
@@ -218,20 +240,42 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
         from tris_envs.evaluation import round_robin
 
         game = _game_for_metrics(args)
+        heatmap = _heatmap_path(args.heatmap) if args.heatmap else None
         pairs = len(args.agents) * (len(args.agents) - 1) // 2
         with _journal(args, args.games * pairs) as journal:
             table = round_robin(game, args.agents, n_games=args.games, seed=args.seed,
                                 processes=args.processes, ray=args.ray,
                                 keep_records=args.metrics or bool(args.records),
-                                records=journal, resume=args.resume)
+                                records=journal, resume=args.resume, overwrite=args.force)
         print(table.to_markdown())
         if args.metrics:
             _print_metrics(game, table.names,
                            [record for match in table.matches.values()
                             for record in match.records])
-        if args.heatmap:
-            table.heatmap(args.heatmap)
-            print(f"heat map written to {args.heatmap}", file=sys.stderr)
+        if heatmap is not None:
+            print(f"heat map written to {table.heatmap(heatmap)}", file=sys.stderr)
+
+
+def _heatmap_path(text: str) -> Path:
+    """The file ``--heatmap`` writes (``.png`` added to a name without a suffix), checked
+    before the tournament is played: a format matplotlib writes, in an existing folder."""
+    path = Path(text)
+    if path.name in ("", ".", "..") or path.is_dir():
+        raise ValueError(f"--heatmap {brief(text)}: a folder; name the picture file")
+    if not path.suffix:
+        path = path.with_name(path.name + ".png")
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:
+        formats = {"png": ""}
+    else:
+        formats = FigureCanvasBase.get_supported_filetypes()
+    if path.suffix[1:].lower() not in formats:
+        raise ValueError(f"--heatmap {brief(text)}: writes {', '.join(sorted(formats))} "
+                         "files, by the name's suffix")
+    if not path.parent.is_dir():
+        raise ValueError(f"--heatmap {brief(text)}: no folder {str(path.parent)!r}")
+    return path
 
 
 def _game_for_metrics(args: argparse.Namespace) -> Game:
@@ -262,6 +306,9 @@ def _journal(args: argparse.Namespace, games: int) -> Iterator[Path]:
 
     if args.resume and not args.records:
         raise ValueError("--resume needs --records FILE (the file the interrupted run named)")
+    if args.resume and args.force:
+        raise ValueError("--resume continues --records FILE and --force overwrites it: "
+                         "give one of them")
     if args.processes > 1 and pool_size(args.processes, games) < args.processes:
         print(f"note: --processes {args.processes} capped at "
               f"{pool_size(args.processes, games)} (games: {games}, CPUs: {os.cpu_count()})",
@@ -276,11 +323,21 @@ def _journal(args: argparse.Namespace, games: int) -> Iterator[Path]:
     try:
         yield args.journal
     except KeyboardInterrupt:
-        interrupted = True       # the note on stderr tells where the finished games are
+        # the note on stderr tells where the finished games are; a temporary journal
+        # without even its header line holds nothing to resume
+        interrupted = bool(args.records) or _holds_header(args.journal)
         raise
     finally:
         if not args.records and not interrupted:
             args.journal.unlink(missing_ok=True)
+
+
+def _holds_header(path: Path) -> bool:
+    try:
+        with path.open("rb") as file:
+            return file.readline().endswith(b"\n")
+    except OSError:
+        return False
 
 
 if __name__ == "__main__":

@@ -47,6 +47,8 @@ def ray_session(address: RayAddress) -> Iterator[Any]:
     Raises:
         ImportError: Ray is not installed.
         ValueError: ``address`` is neither ``True`` nor a non-empty string.
+        ConnectionError: Ray could not start, or not reach the cluster (one line saying
+            why; the original error is its ``__cause__``).
     """
     if address is not True and not (isinstance(address, str) and address):
         raise ValueError(f"ray must be True or a cluster address, got {address!r}")
@@ -54,8 +56,14 @@ def ray_session(address: RayAddress) -> Iterator[Any]:
     if ray.is_initialized():
         yield ray
         return
-    ray.init(address=None if address is True else address, include_dashboard=False,
-             log_to_driver=False)
+    try:
+        ray.init(address=None if address is True else address, include_dashboard=False,
+                 log_to_driver=False)
+    except Exception as error:     # Ray raises many kinds (RuntimeError, ConnectionError, ...)
+        where = "start a local Ray" if address is True else f"connect to Ray at {address!r}"
+        reason = (str(error).strip().splitlines() or [""])[0][:200]
+        raise ConnectionError(f"could not {where} ({type(error).__name__}: {reason})"
+                              ) from error
     try:
         yield ray
     finally:

@@ -24,6 +24,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=200, help="games in the match")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error(f"argument --games: must be an integer >= 1, got {args.games}")
+    if args.seed < 0:
+        parser.error(f"argument --seed: must be an integer >= 0, got {args.seed}")
 
     game = TantFant()
     rng = np.random.default_rng(args.seed)

@@ -271,6 +271,18 @@ class PPOAgent:
             self._loaded = (name, load_policy(self.path or shipped_checkpoint(name)))
         return self._loaded[1]
 
+    def checkpoint_for(self, game: Game) -> Path | None:
+        """The file of the policy this agent plays in ``game`` (its own, else the shipped
+        one); ``None`` for a policy in memory or a game no policy is shipped for."""
+        if self._policy is not None:
+            return None
+        if self.path is not None:
+            return self.path
+        try:
+            return shipped_checkpoint(game.info.name)
+        except FileNotFoundError:
+            return None
+
     def act(self, game: Game, state: Any) -> int:
         """The policy's legal action for ``game.current_player(state)``.
 

@@ -28,11 +28,19 @@ back. The sources must survive cloudpickle (spec strings always do); ``processes
 **Journal.** With ``records=path`` every finished game is appended to ``path`` as one JSON
 line the moment it ends (after a header line naming the game, the agents, the seed and the
 games per pair), so an interrupted match loses nothing; ``resume=True`` reads the file and
-plays only the games it lacks. The result equals an uninterrupted run's.
+plays only the games it lacks. The result equals an uninterrupted run's. The header
+identifies an agent that plays a file (a PPO checkpoint, an AlphaZero network) by a hash of
+the file's content, so a resume with another file of the same name is refused; an existing
+journal is never overwritten unless ``overwrite=True``.
+
+Games are scheduled lazily: a match of a billion games starts playing at once, and holds
+in memory only its tallies (and the records when ``keep_records=True``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
 import math
 import multiprocessing
@@ -40,7 +48,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -144,7 +152,7 @@ class MatchResult:
 def play_match(game: Game, a: AgentSource, b: AgentSource, n_games: int, seed: int,
                processes: int = 1, keep_records: bool = False,
                records: str | Path | None = None, resume: bool = False,
-               ray: RayAddress = False) -> MatchResult:
+               ray: RayAddress = False, overwrite: bool = False) -> MatchResult:
     """Play ``n_games`` between ``a`` and ``b``, seats alternating (``a`` first in game 0).
 
     Args:
@@ -160,19 +168,24 @@ def play_match(game: Game, a: AgentSource, b: AgentSource, n_games: int, seed: i
         resume: Continue the journal ``records``: play only the games it lacks.
         ray: Play on a Ray cluster: ``True`` or its address (see
             :data:`tris_envs.distributed.RayAddress`); ``False``: on this machine.
+        overwrite: Start the journal ``records`` afresh even if the file holds games
+            (without it, and without ``resume``, such a file is refused).
 
     Raises:
-        ValueError: bad counts, seed or agent spec; a journal of another match; ``ray``
+        ValueError: bad counts, seed or agent spec; a journal of another match (or of other
+            agent files); an existing journal without ``resume`` or ``overwrite``; ``ray``
             with ``processes > 1``, or a source Ray cannot send.
         ImportError: ``ray`` given and Ray not installed.
+        ConnectionError: ``ray`` given and Ray could not start or connect.
     """
     _check_counts(n_games, seed, processes, ray)
     sources = [a, b]
-    names = _names(sources)
-    tasks: list[Task] = [(0, 1, k, (k,)) for k in range(n_games)]
-    journal = _Journal.open(records, resume, game, names, seed, n_games)
-    results = _run(game, sources, names, tasks, seed, processes, keep_records, journal, ray)
-    return _tally(names[0], names[1], results, keep_records)
+    names, files = _identify(sources, game)
+    schedule = _Schedule([(0, 1)], n_games, single=True)
+    journal = _Journal.open(records, resume, overwrite, game, names, files, seed, n_games,
+                            schedule)
+    tallies = _run(game, sources, names, schedule, seed, processes, keep_records, journal, ray)
+    return tallies[0].result(names[0], names[1])
 
 
 @dataclass
@@ -235,12 +248,17 @@ class RoundRobinTable:
                      "alternating; Elo: maximum-likelihood over all games, mean 0.")
         return "\n".join(lines)
 
-    def heatmap(self, path: str | Path) -> None:
-        """Save the score matrix as a heat-map PNG (needs matplotlib).
+    def heatmap(self, path: str | Path) -> Path:
+        """Save the score matrix as a heat-map picture (needs matplotlib); returns the file
+        written: ``path``, with ``.png`` added when it has no suffix (the suffix names the
+        format).
 
         Raises:
             ImportError: matplotlib is not installed.
         """
+        path = Path(path)
+        if not path.suffix:
+            path = path.with_name(path.name + ".png")
         try:
             from matplotlib.figure import Figure
         except ImportError as error:
@@ -263,34 +281,35 @@ class RoundRobinTable:
         fig.colorbar(image, ax=ax, label="score rate")
         fig.tight_layout()
         fig.savefig(path, dpi=100)
+        return path
 
 
 def round_robin(game: Game, agents: Sequence[AgentSource], n_games: int, seed: int,
                 processes: int = 1, keep_records: bool = False,
                 records: str | Path | None = None, resume: bool = False,
-                ray: RayAddress = False) -> RoundRobinTable:
+                ray: RayAddress = False, overwrite: bool = False) -> RoundRobinTable:
     """Play every pair of ``agents`` ``n_games`` times, seats alternating.
 
     Arguments as for :func:`play_match`; all games of all pairs share one process pool (or
     one Ray session).
 
     Raises:
-        ValueError: fewer than two agents, bad counts, seed or agent spec.
+        ValueError: fewer than two agents, bad counts, seed or agent spec; journal
+            problems as for :func:`play_match`.
         ImportError: ``ray`` given and Ray not installed.
+        ConnectionError: ``ray`` given and Ray could not start or connect.
     """
     _check_counts(n_games, seed, processes, ray)
     if len(agents) < 2:
         raise ValueError(f"a round robin needs at least two agents, got {len(agents)}")
     sources = list(agents)
-    names = _names(sources)
+    names, files = _identify(sources, game)
     pairs = [(i, j) for i in range(len(sources)) for j in range(i + 1, len(sources))]
-    tasks: list[Task] = [(i, j, k, (i, j, k)) for i, j in pairs for k in range(n_games)]
-    journal = _Journal.open(records, resume, game, names, seed, n_games)
-    results = _run(game, sources, names, tasks, seed, processes, keep_records, journal, ray)
-    matches = {}
-    for p, (i, j) in enumerate(pairs):
-        chunk = results[p * n_games:(p + 1) * n_games]
-        matches[(i, j)] = _tally(names[i], names[j], chunk, keep_records)
+    schedule = _Schedule(pairs, n_games, single=False)
+    journal = _Journal.open(records, resume, overwrite, game, names, files, seed, n_games,
+                            schedule)
+    tallies = _run(game, sources, names, schedule, seed, processes, keep_records, journal, ray)
+    matches = {(i, j): tallies[p].result(names[i], names[j]) for p, (i, j) in enumerate(pairs)}
     table = RoundRobinTable(game.info.name, names, matches, np.zeros(len(names)))
     table.ratings = ml_elo(table.points(), table.games())
     return table
@@ -305,53 +324,133 @@ def pool_size(processes: int, games: int) -> int:
 _WORKER: dict[str, Any] = {}
 
 
+class _Schedule:
+    """The games of a match (``single``: keys ``(k,)``) or a round robin (keys ``(i, j, k)``),
+    generated on demand, pair by pair, in order."""
+
+    def __init__(self, pairs: list[tuple[int, int]], n_games: int, single: bool) -> None:
+        self.pairs, self.n_games, self.single = pairs, n_games, single
+        self.total = len(pairs) * n_games
+        self._index = {pair: p for p, pair in enumerate(pairs)}
+
+    def __iter__(self) -> Iterator[Task]:
+        for i, j in self.pairs:
+            for k in range(self.n_games):
+                yield (i, j, k, (k,) if self.single else (i, j, k))
+
+    def pair_index(self, key: tuple[int, ...]) -> int | None:
+        """The pair a task key belongs to; ``None`` for a key of no game of this schedule."""
+        if not all(type(part) is int for part in key):
+            return None
+        if self.single:
+            return 0 if len(key) == 1 and 0 <= key[0] < self.n_games else None
+        if len(key) != 3 or not 0 <= key[2] < self.n_games:
+            return None
+        return self._index.get((key[0], key[1]))
+
+
+class _Tally:
+    """One pair's results as they come in: counts by seat, and the records if kept."""
+
+    def __init__(self, keep_records: bool) -> None:
+        self.counts = [[0, 0, 0], [0, 0, 0]]
+        self.truncated = 0
+        self.records: dict[tuple[int, ...], GameRecord] | None = {} if keep_records else None
+
+    def add(self, key: tuple[int, ...], seat: int, record: GameRecord) -> None:
+        mine, theirs = record.returns[seat], record.returns[1 - seat]
+        self.counts[seat][0 if mine > theirs else 1 if mine == theirs else 2] += 1
+        self.truncated += record.truncated
+        if self.records is not None:
+            self.records[key] = record
+
+    def result(self, name_a: str, name_b: str) -> MatchResult:
+        (w0, d0, l0), (w1, d1, l1) = self.counts
+        records = ([record for _, record in sorted(self.records.items())]
+                   if self.records is not None else [])
+        return MatchResult((name_a, name_b), ((w0, d0, l0), (w1, d1, l1)), self.truncated,
+                           records)
+
+
 @dataclass
 class _Journal:
-    """The journal file of a match and the games already in it, by task key."""
+    """The journal file of a match and the games it held when the run began, by task key."""
 
     path: Path
     done: dict[tuple[int, ...], tuple[int, GameRecord]]
 
     @classmethod
-    def open(cls, path: str | Path | None, resume: bool, game: Game, names: list[str],
-             seed: int, n_games: int) -> _Journal | None:
+    def open(cls, path: str | Path | None, resume: bool, overwrite: bool, game: Game,
+             names: list[str], files: list[str | None], seed: int, n_games: int,
+             schedule: _Schedule) -> _Journal | None:
         if path is None:
             if resume:
                 raise ValueError("resume needs the journal file of the interrupted run")
             return None
         path = Path(path)
         header = {"game": game.info.name, "options": repr(sorted(game.options().items())),
-                  "agents": names, "seed": seed, "games": n_games}
+                  "agents": names, "files": files, "seed": seed, "games": n_games}
         done: dict[tuple[int, ...], tuple[int, GameRecord]] = {}
         if resume:
-            try:
-                lines = path.read_text().splitlines()
-                same = bool(lines) and json.loads(lines[0]) == header
-            except OSError as error:
-                raise ValueError(f"cannot resume from {str(path)!r}: {error}") from None
-            except ValueError:       # not UTF-8 text, or a first line that is not JSON
-                same = False
-            if not same:
-                raise ValueError(f"{str(path)!r} is not the journal of this match: its first "
-                                 "line must name the same game, options, agents, seed and "
-                                 "games")
+            lines = cls._header_checked(path, header)
             for line in lines[1:]:
                 try:
                     entry = json.loads(line)
-                    done[tuple(entry["task"])] = (int(entry["seat"]),
-                                                  GameRecord.from_json(entry["record"]))
+                    key = tuple(entry["task"])
+                    seat = entry["seat"]
+                    if schedule.pair_index(key) is None or key in done or seat not in (0, 1):
+                        raise ValueError("not a game of this match")
+                    done[key] = (seat, GameRecord.from_json(entry["record"]))
                 except (ValueError, KeyError, TypeError):
                     break   # a line cut short by the interruption: play that game again
             path.write_text("\n".join(lines[:1 + len(done)]) + "\n")
         else:
+            if not overwrite and _holds_data(path):
+                raise ValueError(f"{str(path)!r} already exists: continue the run it records "
+                                 "with --resume (resume=True), or overwrite it with --force "
+                                 "(overwrite=True)")
             path.write_text(json.dumps(header) + "\n")
         return cls(path, done)
 
+    @staticmethod
+    def _header_checked(path: Path, header: dict[str, Any]) -> list[str]:
+        """The journal's lines, once its header is this match's; else ``ValueError``."""
+        try:
+            lines = path.read_text().splitlines()
+            found = json.loads(lines[0]) if lines else None
+        except OSError as error:
+            raise ValueError(f"cannot resume from {str(path)!r}: {error}") from None
+        except ValueError:       # not UTF-8 text, or a first line that is not JSON
+            found = None
+        if found == header:
+            return lines
+        differ = ""
+        if isinstance(found, dict) and found.get("game") is not None:
+            fields = [name for name in header if found.get(name) != header[name]]
+            if fields == ["files"] and found.get("agents") == header["agents"]:
+                changed = [name for name, was, now in zip(
+                    header["agents"], found.get("files") or [None] * len(header["agents"]),
+                    header["files"]) if was != now]
+                differ = (f" (the file played by {', '.join(changed)} is not the one the "
+                          "journal was written with)")
+            elif fields:
+                differ = f" (it differs in: {', '.join(fields)})"
+        raise ValueError(f"{str(path)!r} is not the journal of this match: its first line must "
+                         "name the same game, options, agents (and the files they play), seed "
+                         f"and games{differ}")
+
     def add(self, key: tuple[int, ...], seat: int, record: GameRecord) -> None:
-        self.done[key] = (seat, record)
         with self.path.open("a") as file:
             file.write(json.dumps({"task": list(key), "seat": seat,
                                    "record": record.to_json()}) + "\n")
+
+
+def _holds_data(path: Path) -> bool:
+    """Whether ``path`` is a file with something in it (an empty file loses nothing)."""
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
 
 
 def _check_counts(n_games: int, seed: int, processes: int, ray: RayAddress) -> None:
@@ -374,12 +473,55 @@ def _build(source: AgentSource, rng: np.random.Generator) -> Agent:
 
 
 def _names(sources: Sequence[AgentSource]) -> list[str]:
+    return _identify(sources, None)[0]
+
+
+def _identify(sources: Sequence[AgentSource],
+              game: Game | None) -> tuple[list[str], list[str | None]]:
+    """Each agent's unique name, and a hash of the content of the file it plays in ``game``
+    (a PPO checkpoint, an AlphaZero network; ``None`` for an agent that plays no file)."""
     names: list[str] = []
+    files: list[str | None] = []
     for source in sources:
-        name = _build(source, np.random.default_rng(0)).name
+        agent = _build(source, np.random.default_rng(0))
+        name = agent.name
         copies = sum(n == name or n.startswith(name + "#") for n in names)
         names.append(name if copies == 0 else f"{name}#{copies + 1}")
-    return names
+        files.append(_content_hash(_played_file(agent, game)) if game is not None else None)
+    return names, files
+
+
+def _played_file(agent: Agent, game: Game) -> Path | None:
+    """The file whose weights ``agent`` plays ``game`` with, if any."""
+    if hasattr(agent, "checkpoint_for"):                           # PPOAgent
+        return agent.checkpoint_for(game)
+    if hasattr(agent, "network_for") and hasattr(agent, "network"):  # AZAgent
+        network = agent.network
+        if isinstance(network, (str, Path)):
+            return Path(network)
+        if network is None:
+            from tris_envs.alphazero.agent import shipped_network
+
+            try:
+                return shipped_network(game)
+            except FileNotFoundError:
+                return None
+    return None
+
+
+def _content_hash(path: Path | None) -> str | None:
+    """``sha256:<first 16 hex digits>`` of the file's bytes; ``None`` without a readable
+    file (the error then comes when the agent loads it)."""
+    if path is None:
+        return None
+    digest = hashlib.sha256()
+    try:
+        with Path(path).open("rb") as file:
+            for block in iter(lambda: file.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    return f"sha256:{digest.hexdigest()[:16]}"
 
 
 def _init_worker(game: Game, sources: Sequence[AgentSource], names: Sequence[str],
@@ -420,43 +562,56 @@ def _play_task(task: Task) -> tuple[int, GameRecord]:
     return seat, play_recorded(w["game"], agents, chance, names, w["keep_records"])
 
 
-def _run(game: Game, sources: list[AgentSource], names: list[str],
-         tasks: list[Task], seed: int, processes: int, keep_records: bool,
-         journal: _Journal | None, ray: RayAddress) -> list[tuple[int, GameRecord]]:
-    """Every task's ``(seat, record)`` in task order; finished games go to the journal."""
+_WINDOW = 10_000
+"""Games handed to a process pool at a time (a huge match is never listed whole)."""
+_MAX_CHUNK = 1_000
+"""Games per chunk of work at most."""
+
+
+def _run(game: Game, sources: list[AgentSource], names: list[str], schedule: _Schedule,
+         seed: int, processes: int, keep_records: bool, journal: _Journal | None,
+         ray: RayAddress) -> list[_Tally]:
+    """Every pair's tally (records in game order when kept); finished games go to the
+    journal as they end."""
+    tallies = [_Tally(keep_records) for _ in schedule.pairs]
     done = journal.done if journal is not None else {}
-    todo = [task for task in tasks if task[3] not in done]
+    for key, (seat, record) in done.items():
+        tallies[schedule.pair_index(key) or 0].add(key, seat, record)
+    todo = (task for task in schedule if task[3] not in done)
+    count = schedule.total - len(done)
     context = (game, sources, names, seed, keep_records)
-    if not todo:
+    if count == 0:
         results: Iterator[tuple[tuple[int, ...], int, GameRecord]] = iter(())
     elif ray is not False:
-        results = _ray_results(context, todo, ray)
+        results = _ray_results(context, todo, count, ray)
     else:
-        results = _results(context, todo, processes)
+        results = _results(context, todo, count, processes)
     for key, seat, record in results:
         if journal is not None:
             journal.add(key, seat, record)
-        else:
-            done[key] = (seat, record)
-    return [done[task[3]] for task in tasks]
+        tallies[schedule.pair_index(key) or 0].add(key, seat, record)
+    return tallies
 
 
-def _results(context: tuple[Any, ...], tasks: list[Task],
+def _results(context: tuple[Any, ...], tasks: Iterator[Task], count: int,
              processes: int) -> Iterator[tuple[tuple[int, ...], int, GameRecord]]:
-    """``(key, seat, record)`` of each task as it finishes, here or in a process pool."""
-    processes = pool_size(processes, len(tasks))
+    """``(key, seat, record)`` of each of the ``count`` tasks as it finishes, here or in a
+    process pool (fed :data:`_WINDOW` tasks at a time)."""
+    processes = pool_size(processes, count)
     if processes == 1:
         yield from _play_each(context, tasks)
         return
     spawn = multiprocessing.get_context("spawn")
     with spawn.Pool(processes, _init_pool_worker, context) as pool:
-        yield from pool.imap_unordered(_play_keyed, tasks,
-                                       chunksize=_chunk_size(len(tasks), processes))
+        while window := list(itertools.islice(tasks, _WINDOW)):
+            yield from pool.imap_unordered(_play_keyed, window,
+                                           chunksize=_chunk_size(len(window), processes))
 
 
-def _ray_results(context: tuple[Any, ...], tasks: list[Task],
+def _ray_results(context: tuple[Any, ...], tasks: Iterator[Task], count: int,
                  address: RayAddress) -> Iterator[tuple[tuple[int, ...], int, GameRecord]]:
-    """``(key, seat, record)`` of each task as it finishes, from Ray tasks on a cluster."""
+    """``(key, seat, record)`` of each task as it finishes, from Ray tasks on a cluster
+    (a few chunks per CPU in flight at a time)."""
     from tris_envs.distributed import ray_session
 
     with ray_session(address) as ray:
@@ -469,10 +624,15 @@ def _ray_results(context: tuple[Any, ...], tasks: list[Task],
                                  "give it as a spec string or a picklable factory") from None
         shared = ray.put(context)
         play = ray.remote(num_cpus=1)(_play_chunk)
-        size = _chunk_size(len(tasks), max(1, int(ray.cluster_resources().get("CPU", 1))))
-        pending = [play.remote(shared, tasks[i:i + size]) for i in range(0, len(tasks), size)]
+        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        size = _chunk_size(count, cpus)
+        pending: list[Any] = []
         try:
-            while pending:
+            while True:
+                while len(pending) < 4 * cpus and (chunk := list(itertools.islice(tasks, size))):
+                    pending.append(play.remote(shared, chunk))
+                if not pending:
+                    break
                 finished, pending = ray.wait(pending, num_returns=1)
                 yield from ray.get(finished[0])
         finally:
@@ -481,12 +641,13 @@ def _ray_results(context: tuple[Any, ...], tasks: list[Task],
 
 
 def _chunk_size(tasks: int, workers: int) -> int:
-    """Games per chunk handed to a worker: about 16 chunks per worker."""
-    return max(1, math.ceil(tasks / (16 * workers)))
+    """Games per chunk handed to a worker: about 16 chunks per worker, at most
+    :data:`_MAX_CHUNK`."""
+    return max(1, min(_MAX_CHUNK, math.ceil(tasks / (16 * workers))))
 
 
 def _play_each(context: tuple[Any, ...],
-               tasks: list[Task]) -> Iterator[tuple[tuple[int, ...], int, GameRecord]]:
+               tasks: Iterable[Task]) -> Iterator[tuple[tuple[int, ...], int, GameRecord]]:
     """Play ``tasks`` in this process, yielding each game as it ends."""
     _init_worker(*context)
     try:
@@ -499,20 +660,6 @@ def _play_chunk(context: tuple[Any, ...],
                 tasks: list[Task]) -> list[tuple[tuple[int, ...], int, GameRecord]]:
     """A Ray task's body: play ``tasks`` and return them all."""
     return list(_play_each(context, tasks))
-
-
-def _tally(name_a: str, name_b: str, results: Sequence[tuple[int, GameRecord]],
-           keep_records: bool) -> MatchResult:
-    counts = [[0, 0, 0], [0, 0, 0]]
-    truncated = 0
-    for seat, record in results:
-        mine, theirs = record.returns[seat], record.returns[1 - seat]
-        counts[seat][0 if mine > theirs else 1 if mine == theirs else 2] += 1
-        truncated += record.truncated
-    (w0, d0, l0), (w1, d1, l1) = counts
-    by_seat = ((w0, d0, l0), (w1, d1, l1))
-    records = [record for _, record in results] if keep_records else []
-    return MatchResult((name_a, name_b), by_seat, truncated, records)
 
 
 def _elo_text(elo: float) -> str:
