@@ -14,10 +14,12 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tris_envs.cli import main, parse_options
 from tris_envs.evaluation import play_match, round_robin
+from tris_envs.evaluation.records import GameRecord
 from tris_envs.games import make_game
 
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "tris_envs" / "checkpoints"
@@ -216,5 +218,216 @@ def test_ray_that_cannot_start_is_a_one_line_error(monkeypatch, capsys):
     status, _, err = run_cli(["eval", "tris1", "random", "random", "--games", "2",
                               "--ray", "10.0.0.5:6379"], capsys)
     assert status == 2 and "could not connect to Ray at '10.0.0.5:6379'" in err
+
+
+# ----- replay of malformed records (item 7) ---------------------------------------------
+@pytest.fixture(scope="module")
+def record():
+    game = make_game("tris1")
+    result = play_match(game, "random", "greedy", n_games=1, seed=4, keep_records=True)
+    return json.loads(result.records[0].to_json())
+
+
+def _malformed(record):
+    move = record["moves"][0]
+    cases = {
+        "plain ints": {"moves": [m[1] for m in record["moves"]]},
+        "null actor": {"moves": [[None, 1]] + record["moves"][1:]},
+        "actor outside": {"moves": [[5, move[1]]] + record["moves"][1:]},
+        "player 1 first": {"moves": [[1, move[1]]] + record["moves"][1:]},
+        "options null": {"options": None},
+        "options list": {"options": [1]},
+        "no positions": {"positions": []},
+        "float action": {"moves": [[0, move[1] + 0.7]] + record["moves"][1:]},
+        "whole float": {"moves": [[0, float(move[1])]] + record["moves"][1:]},
+        "boolean action": {"moves": [[0, True]] + record["moves"][1:]},
+        "illegal action": {"moves": [[0, 99]] + record["moves"][1:]},
+        "one player": {"players": ["random"]},
+        "wrong position": {"positions": ["XXX/OOO/XXX"] + record["positions"][1:]},
+        "returns text": {"returns": "win"},
+        "unknown game": {"game": "chess"},
+        "bad option": {"options": {"max_moves": "many"}},
+    }
+    return {name: {**record, **change} for name, change in cases.items()}
+
+
+def test_malformed_records_are_one_line_errors(record, tmp_path, capsys):
+    page = tmp_path / "page.html"
+    page.write_text("kept")
+    for name, bad in _malformed(record).items():
+        for path, text in ((tmp_path / "list.json", json.dumps([bad])),
+                           (tmp_path / "journal.jsonl",
+                            json.dumps({"task": [0], "seat": 0, "record": json.dumps(bad)}))):
+            path.write_text(text)
+            status, out, err = run_cli(["replay", str(path), "--html", str(page)], capsys)
+            assert status == 2 and out == "", name
+            assert len(error_line(err, "replay")) < 400, name
+            assert page.read_text() == "kept", name
+
+
+def test_a_journal_record_given_as_an_object_replays(record, tmp_path, capsys):
+    journal, page = tmp_path / "journal.jsonl", tmp_path / "page.html"
+    journal.write_text(json.dumps({"task": [0], "seat": 0, "record": record}) + "\n")
+    status, out, _ = run_cli(["replay", str(journal), "--html", str(page)], capsys)
+    assert status == 0 and "1 game(s) written" in out and page.stat().st_size > 1000
+    journal.write_text(json.dumps({"task": [0], "seat": 0, "record": {"a": 1}}) + "\n")
+    status, _, err = run_cli(["replay", str(journal), "--html", str(page)], capsys)
+    assert status == 2 and "line 1: game record lacks field(s)" in error_line(err, "replay")
+
+
+def test_from_json_refuses_what_it_cannot_replay(record):
+    assert GameRecord.from_json(json.dumps(record)).moves[0] == tuple(record["moves"][0])
+    for name, bad in _malformed(record).items():
+        if name in ("player 1 first", "illegal action", "wrong position", "unknown game",
+                    "bad option"):
+            continue                    # well formed: replaying it finds what is wrong
+        with pytest.raises(ValueError):
+            GameRecord.from_json(json.dumps(bad))
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-2**40, 2**40)
+                    | st.floats(allow_nan=False) | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=8)
+FIELDS = ["game", "options", "players", "start", "moves", "positions", "returns",
+          "truncated"]
+
+
+@FUZZ
+@given(data=st.data())
+def test_fuzz_replay_of_malformed_records(record, tmp_path_factory, data):
+    folder = tmp_path_factory.mktemp("fuzz")
+    bad = json.loads(json.dumps(record))
+    for _ in range(data.draw(st.integers(1, 3))):
+        field = data.draw(st.sampled_from(FIELDS))
+        how = data.draw(st.sampled_from(["replace", "drop", "move", "position"]))
+        if how == "replace":
+            bad[field] = data.draw(JSON)
+        elif how == "drop":
+            bad.pop(field, None)
+        elif how == "move" and isinstance(bad.get("moves"), list) and bad["moves"]:
+            ply = data.draw(st.integers(0, len(bad["moves"]) - 1))
+            bad["moves"][ply] = data.draw(JSON | st.lists(st.integers(-3, 400), min_size=2,
+                                                          max_size=2))
+        elif how == "position" and isinstance(bad.get("positions"), list) and bad["positions"]:
+            ply = data.draw(st.integers(0, len(bad["positions"]) - 1))
+            bad["positions"][ply] = data.draw(st.text(alphabet="XO./", max_size=12))
+    form = data.draw(st.sampled_from(["list", "journal", "object journal"]))
+    path = folder / "records.txt"
+    if form == "list":
+        path.write_text(json.dumps([bad]))
+    else:
+        inner = bad if form == "object journal" else json.dumps(bad)
+        path.write_text(json.dumps({"task": [0], "seat": 0, "record": inner}) + "\n")
+    page = folder / "page.html"
+    page.write_text("kept")
+    capsys_free = _Captured()
+    status = capsys_free.run(["replay", str(path), "--html", str(page)])
+    assert status in (0, 2) and "Traceback" not in capsys_free.err
+    if status != 0:
+        assert page.read_text() == "kept"
+
+
+class _Captured:
+    """``main(argv)`` with stdout and stderr captured (hypothesis tests take no capsys)."""
+
+    def run(self, argv):
+        import contextlib
+        import io
+
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = main(argv)
+            except SystemExit as exit_:
+                status = exit_.code if isinstance(exit_.code, int) else 1
+        self.out, self.err = out.getvalue(), err.getvalue()
+        return status
+
+
+# ----- random command lines ------------------------------------------------------------
+GAME_WORDS = ["tris1", "tant_fant", "tris2", "tritoc", "doppia_scelta", "chess", ""]
+AGENT_WORDS = ["random", "greedy", "mcts:3", "alphabeta:1", "mcts:x", "ppo:none.zip",
+               "az:notes.txt", "", "-", "solver:1", "alphabeta:99"]
+COUNT_WORDS = ["0", "1", "2", "-1", "x", "", "1.5", "-" * 300 + "1"]
+OPTION_WORDS = ["max_moves=3", "max_moves=0", "max_moves=" + "-" * 3000 + "1", "foo=1", "=",
+                "stalemate=loss", "max_moves=10**10", "layout=[1]", "max_side=4",
+                "setup=placement", "x"]
+FILE_WORDS = ["journal.jsonl", "notes.txt", "page.html", "new.jsonl", "missing/x.jsonl",
+              "page", "."]
+
+
+@st.composite
+def command_lines(draw):
+    command = draw(st.sampled_from(["eval", "tournament", "replay", "watch", "play", "bench",
+                                    "nonsense"]))
+    argv = [command]
+    word = st.sampled_from
+    if command in ("eval", "tournament"):
+        argv.append(draw(word(GAME_WORDS)))
+        argv += draw(st.lists(word(AGENT_WORDS), min_size=1, max_size=3))
+        argv += ["--games", draw(word(COUNT_WORDS))]
+        for flag, values in (("--seed", COUNT_WORDS), ("--option", OPTION_WORDS),
+                             ("--records", FILE_WORDS), ("--heatmap", FILE_WORDS),
+                             ("--processes", ["1", "0", "x"])):
+            if draw(st.booleans()):
+                argv += [flag, draw(word(values))]
+        argv += draw(st.lists(word(["--resume", "--force", "--metrics", "--bogus"]),
+                              max_size=2, unique=True))
+        if "--processes" not in argv and draw(st.booleans()):
+            argv += ["--processes", "2", "--ray"]    # refused before Ray or a pool starts
+    elif command == "replay":
+        argv += [draw(word(FILE_WORDS))]
+        if draw(st.booleans()):
+            argv += ["--html", draw(word(FILE_WORDS))]
+    elif command == "watch":
+        argv += ["--games", draw(word(["0", "1", "-3", "x"])),
+                 "--seed", draw(word(COUNT_WORDS))]
+    elif command == "play":
+        argv += [draw(word(GAME_WORDS)), "--opponent", draw(word(AGENT_WORDS[:2] + ["nope"])),
+                 "--seed", draw(word(COUNT_WORDS))]
+        if draw(st.booleans()):
+            argv += ["--option", draw(word(OPTION_WORDS))]
+    elif command == "bench":                      # only refused values: a bench takes long
+        flag = draw(word(["--steps", "--rounds", "--mcts-simulations"]))
+        argv += [flag, draw(word(["-1", "x", "1.5"] + (["0"] if flag != "--mcts-simulations"
+                                                       else [])))]
+    return argv
+
+
+@FUZZ
+@given(argv=command_lines())
+def test_fuzz_command_lines(tmp_path_factory, monkeypatch_module, argv):
+    import io
+
+    folder = tmp_path_factory.mktemp("cli")
+    game = make_game("tris1")
+    play_match(game, "random", "random", n_games=2, seed=12345, records=folder / "journal.jsonl")
+    (folder / "notes.txt").write_text("notes\n")
+    (folder / "page.html").write_text("<p>kept</p>")
+    before = {path.name: path.read_bytes() for path in folder.iterdir()}
+    monkeypatch_module.chdir(folder)
+    monkeypatch_module.setattr(sys, "stdin", io.StringIO(""))   # play: end of input
+    captured = _Captured()
+    status = captured.run(argv)
+    assert status in (0, 2), (argv, status, captured.err)
+    assert "Traceback" not in captured.err
+    if status == 2:
+        lines = [line for line in captured.err.splitlines() if line.startswith("tris-envs")]
+        assert len(lines) == 1 and len(lines[0]) < 600, (argv, captured.err)
+    allowed = set()
+    if status == 0 and "--force" in argv:
+        allowed.add(argv[argv.index("--records") + 1] if "--records" in argv else "")
+    if status == 0 and argv[0] == "replay" and "--html" in argv:
+        allowed.add(argv[argv.index("--html") + 1])
+    for name, content in before.items():
+        if name not in allowed:
+            assert (folder / name).read_bytes() == content, (argv, name)
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
 
 

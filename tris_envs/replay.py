@@ -21,29 +21,47 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tris_envs.core.errors import brief
 from tris_envs.core.game import CHANCE
-from tris_envs.evaluation.records import GameRecord
+from tris_envs.evaluation.records import GameRecord, replay_steps
 from tris_envs.games import make_game
 
 
 def read_records(path: str | Path) -> list[GameRecord]:
-    """The game records in ``path`` (a JSON list or a ``--records`` journal).
+    """The game records in ``path`` (a JSON list or a ``--records`` journal), each checked
+    to be well formed (:meth:`~tris_envs.evaluation.records.GameRecord.from_data`).
 
     Raises:
-        ValueError: the file holds no game records, or a malformed one.
+        ValueError: the file holds no game records, or a malformed one (named by its place
+            in the file).
     """
-    text = Path(path).read_text()
     try:
-        items = json.loads(text) if text.lstrip().startswith("[") else [
-            json.loads(line) for line in text.splitlines() if line.strip()]
-    except json.JSONDecodeError as error:
+        text = Path(path).read_text()
+    except UnicodeDecodeError as error:
         raise ValueError(f"{str(path)!r} is not a records file: {error}") from None
+    try:
+        if text.lstrip().startswith("["):
+            items = json.loads(text)
+            places = [f"item {index}" for index in range(len(items))]
+        else:
+            numbered = [(number, line) for number, line in enumerate(text.splitlines(), 1)
+                        if line.strip()]
+            items = [json.loads(line) for _, line in numbered]
+            places = [f"line {number}" for number, _ in numbered]
+    except (json.JSONDecodeError, RecursionError) as error:
+        raise ValueError(f"{str(path)!r} is not a records file: "
+                         f"{brief(str(error), 200)}") from None
     records = []
-    for item in items:
-        if isinstance(item, dict) and "record" in item:           # a journal entry
-            records.append(GameRecord.from_json(item["record"]))
-        elif isinstance(item, dict) and "moves" in item:
-            records.append(GameRecord.from_json(json.dumps(item)))
+    for place, item in zip(places, items):
+        try:
+            if isinstance(item, dict) and "record" in item:           # a journal entry
+                record = item["record"]
+                records.append(GameRecord.from_json(record) if isinstance(record, str)
+                               else GameRecord.from_data(record))
+            elif isinstance(item, dict) and "moves" in item:
+                records.append(GameRecord.from_data(item))
+        except ValueError as error:
+            raise ValueError(f"{str(path)!r}, {place}: {error}") from None
     if not records:
         raise ValueError(f"{str(path)!r} holds no game records")
     return records
@@ -51,20 +69,28 @@ def read_records(path: str | Path) -> list[GameRecord]:
 
 def frames(record: GameRecord) -> list[dict[str, Any]]:
     """Each position of ``record`` (the start first): its picture as a PNG data URL, the
-    move that led there and the position string."""
+    move that led there and the position string.
+
+    Raises:
+        ValueError: the record does not replay: another game's options, an actor not to
+            move, an illegal move, or a position string that differs from the moves'
+            (:func:`~tris_envs.evaluation.records.replay_steps`).
+    """
     from tris_envs.envs.rendering import draw_picture
 
     game = make_game(record.game, **record.options)
-    state = game.from_notation(record.start)
-    out = [{"move": "start", "position": record.start, "png": _png(draw_picture(game, state))}]
-    for (actor, action), position in zip(record.moves, record.positions):
-        if actor == CHANCE:
-            move = f"chance: {game.action_to_string(state, action)}"
+    out = []
+    before = None
+    for state, actor, action in replay_steps(game, record):
+        if before is None:
+            move = "start"
+        elif actor == CHANCE:
+            move = f"chance: {game.action_to_string(before, action)}"
         else:
-            move = f"{record.players[actor]} ({actor}): {game.action_name(state, action)}"
-        state = game.apply(state, action)
-        out.append({"move": move, "position": position,
+            move = f"{record.players[actor]} ({actor}): {game.action_name(before, action)}"
+        out.append({"move": move, "position": game.to_notation(state),
                     "png": _png(draw_picture(game, state))})
+        before = state
     return out
 
 
@@ -79,8 +105,12 @@ def write_html(records: Sequence[GameRecord], path: str | Path, title: str = "")
         if not record.moves:
             raise ValueError(f"game {index} has no moves recorded: play it with "
                              "keep_records=True (tris-envs eval --metrics)")
+        try:
+            pictures = frames(record)
+        except ValueError as error:
+            raise ValueError(f"game {index} does not replay: {error}") from None
         games.append({"players": record.players, "result": _result(record),
-                      "frames": frames(record)})
+                      "frames": pictures})
     title = title or f"{records[0].game}: {len(records)} recorded game(s)"
     page = _PAGE.replace("__TITLE__", html.escape(title)).replace(
         "__DATA__", json.dumps(games).replace("</", "<\\/"))

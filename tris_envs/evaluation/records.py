@@ -15,7 +15,9 @@ are covered), re-applies every move and checks each position string.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import math
+from collections import deque
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,17 +60,69 @@ class GameRecord:
 
     @classmethod
     def from_json(cls, text: str) -> GameRecord:
-        """Parse :meth:`to_json`'s output; ``ValueError`` when fields are missing."""
-        data = json.loads(text)
+        """Parse :meth:`to_json`'s output.
+
+        Raises:
+            ValueError: not JSON, or not a record (see :meth:`from_data`).
+        """
+        try:
+            data = json.loads(text)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"a game record must be JSON text: {error}") from None
+        return cls.from_data(data)
+
+    @classmethod
+    def from_data(cls, data: Any) -> GameRecord:
+        """A record from its JSON data (the object :meth:`to_json` writes), every field
+        checked: ``moves`` pairs of integers ``[actor, action]`` (actor -1, 0 or 1), one
+        position string per move, two players, two returns, options an object.
+
+        Raises:
+            ValueError: a missing field or a field of the wrong shape, named.
+        """
+        if not isinstance(data, dict):
+            raise ValueError(f"a game record must be a JSON object, got {brief(data)}")
         missing = {"game", "options", "players", "start", "moves", "positions"} - set(data)
         if missing:
             raise ValueError(f"game record lacks field(s) {', '.join(sorted(missing))}")
-        return cls(game=data["game"], options=data["options"], players=list(data["players"]),
-                   start=data["start"],
-                   moves=[(int(actor), int(action)) for actor, action in data["moves"]],
-                   positions=list(data["positions"]),
-                   returns=tuple(data.get("returns", (0.0, 0.0))),
-                   truncated=bool(data.get("truncated", False)))
+        for name in ("game", "start"):
+            if not isinstance(data[name], str):
+                raise ValueError(f"record field {name!r} must be a string, got "
+                                 f"{brief(data[name])}")
+        options, players = data["options"], data["players"]
+        if not isinstance(options, dict):
+            raise ValueError(f"record field 'options' must be an object (option: value), "
+                             f"got {brief(options)}")
+        if not (isinstance(players, list) and len(players) == 2
+                and all(isinstance(name, str) for name in players)):
+            raise ValueError(f"record field 'players' must be two names, got {brief(players)}")
+        moves, positions = data["moves"], data["positions"]
+        if not isinstance(moves, list):
+            raise ValueError(f"record field 'moves' must be a list, got {brief(moves)}")
+        for ply, move in enumerate(moves):
+            if not (isinstance(move, list) and len(move) == 2
+                    and all(type(part) is int for part in move) and move[0] in (-1, 0, 1)):
+                raise ValueError(f"move {ply} of the record must be [actor, action] (integers; "
+                                 f"actor -1 for chance, 0 or 1), got {brief(move)}")
+        if not (isinstance(positions, list) and all(isinstance(p, str) for p in positions)):
+            raise ValueError(f"record field 'positions' must be a list of position strings, "
+                             f"got {brief(positions)}")
+        if len(positions) != len(moves):
+            raise ValueError(f"record has {len(moves)} moves but {len(positions)} positions "
+                             "(one position string after each move)")
+        returns = data.get("returns", [0.0, 0.0])
+        if not (isinstance(returns, list) and len(returns) == 2 and all(
+                isinstance(r, (int, float)) and not isinstance(r, bool) and math.isfinite(r)
+                for r in returns)):
+            raise ValueError(f"record field 'returns' must be two numbers, got {brief(returns)}")
+        truncated = data.get("truncated", False)
+        if not isinstance(truncated, bool):
+            raise ValueError(f"record field 'truncated' must be true or false, got "
+                             f"{brief(truncated)}")
+        return cls(game=data["game"], options=options, players=list(players),
+                   start=data["start"], moves=[(actor, action) for actor, action in moves],
+                   positions=list(positions), returns=(float(returns[0]), float(returns[1])),
+                   truncated=truncated)
 
 
 def save_records(records: Sequence[GameRecord], path: str | Path) -> None:
@@ -77,8 +131,24 @@ def save_records(records: Sequence[GameRecord], path: str | Path) -> None:
 
 
 def load_records(path: str | Path) -> list[GameRecord]:
-    """Read a JSON list written by :func:`save_records`."""
-    return [GameRecord.from_json(json.dumps(item)) for item in json.loads(Path(path).read_text())]
+    """Read a JSON list written by :func:`save_records`.
+
+    Raises:
+        ValueError: not a JSON list of game records (the message names the first bad one).
+    """
+    try:
+        items = json.loads(Path(path).read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{str(path)!r} is not a JSON list of game records: {error}") from None
+    if not isinstance(items, list):
+        raise ValueError(f"{str(path)!r} is not a JSON list of game records")
+    records = []
+    for index, item in enumerate(items):
+        try:
+            records.append(GameRecord.from_data(item))
+        except ValueError as error:
+            raise ValueError(f"record {index} of {str(path)!r}: {error}") from None
+    return records
 
 
 def play_recorded(game: Game, agents: Sequence[Agent], rng: np.random.Generator,
@@ -126,6 +196,16 @@ def replay(game: Game, record: GameRecord) -> Any:
         ValueError: the record is for another game or other options, an actor is not the
             one to move, a move is illegal, or a position string differs from the record.
     """
+    return deque(replay_steps(game, record), maxlen=1)[0][0]
+
+
+def replay_steps(game: Game, record: GameRecord) -> Iterator[tuple[Any, int, int]]:
+    """The record played back: the start state with ``(-2, -2)``, then after each move the
+    state, the actor and the action, every move checked as :func:`replay` does.
+
+    Raises:
+        ValueError: as :func:`replay`.
+    """
     if record.game != game.info.name:
         raise ValueError(f"record of {brief(record.game)} cannot be replayed on "
                          f"{game.info.name!r}")
@@ -137,16 +217,22 @@ def replay(game: Game, record: GameRecord) -> Any:
         raise ValueError(f"record has {len(record.moves)} moves but {len(record.positions)} "
                          "positions")
     state = game.from_notation(record.start)
+    yield state, -2, -2
     for ply, ((actor, action), expected) in enumerate(zip(record.moves, record.positions)):
         mover = game.current_player(state)
         if actor != mover:
-            raise ValueError(f"move {ply}: the record says actor {actor}, but "
-                             f"{'chance' if mover == CHANCE else mover} is to act")
+            to_act = ("nobody (the game is over)" if mover == TERMINAL else
+                      "chance" if mover == CHANCE else f"player {mover}")
+            raise ValueError(f"move {ply}: the record says actor {brief(actor)}, but "
+                             f"{to_act} is to act")
         if mover == CHANCE and action not in [o for o, _ in game.chance_outcomes(state)]:
-            raise ValueError(f"move {ply}: chance outcome {action} is not possible here")
-        state = game.apply(state, action)
+            raise ValueError(f"move {ply}: chance outcome {brief(action)} is not possible here")
+        try:
+            state = game.apply(state, action)
+        except ValueError as error:
+            raise ValueError(f"move {ply}: {error}") from None
         got = game.to_notation(state)
         if got != expected:
             raise ValueError(f"move {ply} ({actor}, {action}): position {got!r} differs from "
                              f"the recorded {brief(expected)}")
-    return state
+        yield state, actor, action
