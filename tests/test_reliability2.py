@@ -6,6 +6,7 @@ cases (illegal and out-of-range actions, options, action types) are in ``test_ja
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import signal
 import subprocess
@@ -13,14 +14,17 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tris_envs import tris1_v0
 from tris_envs.cli import main, parse_options
 from tris_envs.evaluation import play_match, round_robin
 from tris_envs.evaluation.records import GameRecord
 from tris_envs.games import make_game
+from tris_envs.games.tritoc import FIELD_MASKS, Tritoc
 
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "tris_envs" / "checkpoints"
 FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
@@ -431,3 +435,88 @@ def monkeypatch_module():
         yield patch
 
 
+# ----- environments (items 9, 11, 12) ----------------------------------------------------
+def test_env_step_true_says_it_is_not_an_integer():
+    from tris_envs.envs.classic import OutOfBoundsActionError
+
+    env = tris1_v0.env()
+    env.reset(seed=0)
+    for action in (True, np.bool_(False), 1.0, "1", np.array([1, 2])):
+        with pytest.raises(OutOfBoundsActionError, match="is not an integer in the action"):
+            env.step(action)
+    env.step(np.array(4))                                 # a 0-d integer array is an action
+    assert env.unwrapped.position == ".../.X./..."
+
+
+def test_raw_env_misuse_gives_clear_errors():
+    env = tris1_v0.raw_env()
+    for call, what in ((lambda: env.step(0), "step()"),
+                       (lambda: env.observe("player_0"), "observe()"),
+                       (lambda: env.position, "position")):
+        with pytest.raises(RuntimeError, match=re.escape(f"{what} before reset(): call reset()")):
+            call()
+    with pytest.raises(TypeError, match="reset options must be a dict"):
+        env.reset(options="abc")
+    env.reset()
+    with pytest.raises(ValueError, match="unknown agent 'player_2'; the agents are "
+                                         "'player_0', 'player_1'"):
+        env.observe("player_2")
+    wrapped = tris1_v0.env()
+    wrapped.reset()
+    with pytest.raises(ValueError, match="unknown agent"):
+        wrapped.observe("player_2")
+
+
+def test_single_agent_env_refuses_inexact_seats_and_bad_options():
+    from tris_envs.envs.single_agent import SingleAgentEnv
+
+    for seat in (1.0, 0.0, True, np.float64(1.0), "1"):
+        with pytest.raises(ValueError, match="option seat="):
+            SingleAgentEnv("tris1", seat=seat)
+    assert SingleAgentEnv("tris1", seat=np.int64(1)).seat == 1
+    env = SingleAgentEnv("tris1", seat=0)
+    with pytest.raises(TypeError, match="reset options must be a dict"):
+        env.reset(options="abc")
+
+
+def _tritoc_position(white_fields, side):
+    """A Tritoc position where White has conquered ``white_fields`` (full of its stones)."""
+    stones = 0
+    for field in white_fields:
+        stones |= FIELD_MASKS[field]
+    rows = ["".join("W" if stones >> r * 9 + c & 1 else "." for c in range(9))
+            for r in range(9)]
+    return f"{'/'.join(rows)} {side} - 0"
+
+
+def test_tritoc_refuses_a_win_no_game_reaches():
+    game = Tritoc()
+    game.from_notation(_tritoc_position([0, 1, 2, 4], "b"))      # field 1, 0 or 2 last
+    for fields in (range(9), [0, 1, 2, 3, 4, 5], [0, 1, 2, 6, 7, 8]):
+        with pytest.raises(ValueError, match="even without the field conquered last"):
+            game.from_notation(_tritoc_position(fields, "b"))
+
+
+@pytest.mark.parametrize("field", [0, 1, 2, 3, 4])
+def test_tritoc_position_errors_quote_fields_briefly(field):
+    fields = ["/".join(["." * 9] * 9), "w", "7", "0", "3" * 81]
+    fields[field] = "W" * 100_000 if field == 0 else "x" * 100_000
+    with pytest.raises(ValueError) as error:
+        Tritoc().from_notation(" ".join(fields))
+    assert len(str(error.value)) < 400
+    rows = ["." * 9] * 9
+    rows[4] = "W" * 100_000
+    with pytest.raises(ValueError, match="row 4 'WWW") as error:
+        Tritoc().from_notation("/".join(rows) + " w 7 0")
+    assert len(str(error.value)) < 400
+
+
+def test_doppia_scelta_takes_a_flat_board_as_documented():
+    flat = "YGRGYGGRYYRRGGYYYGGRGRYGR"
+    rows = "/".join(flat[i:i + 5] for i in range(0, 25, 5))
+    states = [make_game("doppia_scelta", board=board).initial_state(np.random.default_rng(0))
+              for board in (flat, rows)]
+    assert states[0] == states[1] and states[0].colors == flat
+    text = (Path(__file__).resolve().parent.parent / "docs" / "games" /
+            "doppia_scelta.md").read_text()
+    assert "rejected with a hint" not in text and "25 letters in reading order" in text

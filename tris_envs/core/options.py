@@ -18,8 +18,13 @@ T = TypeVar("T")
 
 
 def check_choice(name: str, value: T, allowed: Collection[T]) -> T:
-    """Return ``value`` if it is one of ``allowed``, else raise ``ValueError``."""
-    if isinstance(value, (bool, np.bool_)) or not _hashable(value) or value not in allowed:
+    """Return ``value`` if it is one of ``allowed``, else raise ``ValueError``.
+
+    Only the values themselves pass: neither a boolean nor a non-integral number that
+    compares equal to one (``True`` or ``1.0`` for ``1``)."""
+    inexact = isinstance(value, numbers.Number) and not isinstance(value, numbers.Integral)
+    if (isinstance(value, (bool, np.bool_)) or inexact or not _hashable(value)
+            or value not in allowed):
         listed = ", ".join(repr(a) for a in allowed)
         raise ValueError(f"option {name}={brief(value)} is not allowed; choose one of {listed}")
     return value

@@ -13,6 +13,7 @@ renders in the ``ansi``, ``rgb_array`` and ``human`` modes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import gymnasium
@@ -20,6 +21,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from tris_envs.core.errors import brief
 from tris_envs.core.game import (
     TERMINAL,
     Game,
@@ -77,6 +79,7 @@ class GameEnv(AECEnv):
         self._rng = np.random.default_rng()
         self._has_infos = type(self.game).env_info is not Game.env_info
         self._window: Any = None
+        self.game_state: Any = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -91,6 +94,9 @@ class GameEnv(AECEnv):
         A seed makes everything random in the episode (setup, dice) reproducible. Other
         option keys are ignored, as in Gymnasium (PettingZoo's ``api_test`` passes some).
         """
+        if options is not None and not isinstance(options, Mapping):
+            raise TypeError(f"reset options must be a dict such as {{'position': ...}}, got "
+                            f"{brief(options)}")
         if seed is not None:
             self._rng = seeded_generator(seed)
         position = (options or {}).get("position")
@@ -121,6 +127,7 @@ class GameEnv(AECEnv):
         Raises:
             IllegalActionError: the action is out of range or not legal; nothing changes.
         """
+        self._check_started("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -159,6 +166,10 @@ class GameEnv(AECEnv):
         Works after the game is over too (PettingZoo then removes finished agents from
         ``terminations``; wrappers such as SuperSuit's still observe them).
         """
+        if agent not in AGENTS:
+            raise ValueError(f"unknown agent {brief(agent)}; the agents are "
+                             f"{', '.join(map(repr, AGENTS))}")
+        self._check_started("observe()")
         player = AGENTS.index(agent)
         state = self.game_state
         to_move = (self.agent_selection == agent and agent in self.agents
@@ -167,10 +178,15 @@ class GameEnv(AECEnv):
         mask = self.game.legal_mask(state).copy() if to_move else self._zero_mask.copy()
         return {"observation": self.game.observation(state, player), "action_mask": mask}
 
+    def _check_started(self, what: str) -> None:
+        if self.game_state is None:
+            raise RuntimeError(f"{what} before reset(): call reset() to start a game")
+
     # ----- views ---------------------------------------------------------------------
     @property
     def position(self) -> str:
         """The current position string (docs/games/<game>.md, "Position strings")."""
+        self._check_started("position")
         return self.game.to_notation(self.game_state)
 
     def render(self) -> str | np.ndarray | None:
@@ -182,6 +198,7 @@ class GameEnv(AECEnv):
             gymnasium.logger.warn("You are calling render method without specifying any render "
                                   "mode: pass render_mode='ansi', 'rgb_array' or 'human'")
             return None
+        self._check_started("render()")
         if self.render_mode == "ansi":
             return self.game.render_text(self.game_state)
         from tris_envs.envs.rendering import draw_picture, show_picture

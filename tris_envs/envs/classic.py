@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 from pettingzoo.utils.env import AECIterable, AECIterator
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from tris_envs.core.errors import IllegalActionError
+from tris_envs.core.errors import IllegalActionError, brief
+from tris_envs.core.game import as_action
 from tris_envs.envs.aec import GameEnv
 from tris_envs.games import game_spec
 
@@ -99,14 +99,14 @@ class ClassicWrapper(BaseWrapper):
         self._has_updated = True
         agent = env.agent_selection
         dead = env.terminations[agent] or env.truncations[agent]
-        in_bounds = (0 <= action < env._n_actions
-                     if type(action) is int or isinstance(action, np.integer)
-                     else env.action_spaces[agent].contains(action))
-        if not (in_bounds or (action is None and dead)):
+        index = as_action(action)
+        if not ((index is not None and 0 <= index < env._n_actions)
+                or (action is None and dead)):
+            what = "an integer in" if index is None and action is not None else "in"
             raise OutOfBoundsActionError(
-                f"action {action!r} is not in the action space {env.action_spaces[agent]}"
-            )
-        if dead or env.game.legal_mask(env.game_state)[action]:
+                f"action {brief(action)} is not {what} the action space "
+                f"{env.action_spaces[agent]}")
+        if dead or env.game.legal_mask(env.game_state)[index]:
             env.step(action)
             return
         EnvLogger.warn_on_illegal_move()

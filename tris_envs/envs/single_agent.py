@@ -22,7 +22,7 @@ Gymnasium generator ``np_random`` for the seat, the setup and the dice, and trun
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import gymnasium
@@ -31,7 +31,7 @@ from gymnasium import spaces
 
 from tris_envs.agents.factory import make_agent
 from tris_envs.agents.protocol import Agent
-from tris_envs.core.errors import IllegalActionError
+from tris_envs.core.errors import IllegalActionError, brief
 from tris_envs.core.game import TERMINAL, Game, advance, as_action, resolve_chance
 from tris_envs.core.options import check_choice
 from tris_envs.games import make_game
@@ -197,6 +197,9 @@ class SingleAgentEnv(gymnasium.Env):
             ValueError: a malformed position string, or a start where the game is over
                 before the learner's first move.
         """
+        if options is not None and not isinstance(options, Mapping):
+            raise TypeError(f"reset options must be a dict such as {{'position': ...}}, got "
+                            f"{brief(options)}")
         self._done = True
         super().reset(seed=seed)
         rng = self.np_random

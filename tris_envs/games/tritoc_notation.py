@@ -94,7 +94,7 @@ def _stones(board: str, fail: Fail) -> tuple[int, int]:
                    "characters separated by '/'")
     for r, row in enumerate(rows):
         if len(row) != 9:
-            raise fail(f"row {r} {row!r} has {len(row)} characters; each row has 9")
+            raise fail(f"row {r} {brief(row)} has {len(row)} characters; each row has 9")
     white = black = 0
     for r, row in enumerate(rows):
         for c, ch in enumerate(row):
@@ -130,7 +130,8 @@ def _passes(passes_text: str, fail: Fail) -> int:
 
 def _layout(code: str, text: str, fail: Fail) -> Layout:
     if len(code) != 81 or any(ch not in LAYOUT_CHARS for ch in code):
-        raise fail(f"layout {code!r} must be 81 characters '3'-'9', 'a' (10), 'b' (11)")
+        raise fail(f"layout {brief(code)} must be 81 characters '3'-'9', 'a' (10), "
+                   "'b' (11)")
     numbers = check_layout([LAYOUT_CHARS.index(ch) + 3 for ch in code],
                            f"Tritoc position {brief(text)}: layout")
     return MAGIC if numbers == MAGIC.numbers else Layout(numbers)
@@ -170,6 +171,12 @@ def _with_result(game: Tritoc, state: TritocState, fail: Fail) -> TritocState:
         if roll != NO_ROLL or passes:
             raise fail(f"{COLOR_NAMES[winner]} has won (three conquered fields in a row): "
                        "the roll must be '-' and the passes 0")
+        fields = (state.white_fields, state.black_fields)[winner]
+        if all(has_field_line(fields & ~(1 << f)) for f in range(9) if fields >> f & 1):
+            raise fail(f"{COLOR_NAMES[winner]}'s {fields.bit_count()} conquered fields hold "
+                       "three in a row even without the field conquered last: a move "
+                       "conquers one field at most, and the first line of three ends the "
+                       "game")
         return state._replace(result=winner)
     key = game.playable(state)
     if passes and key == ALL_PLAYABLE:
