@@ -163,3 +163,20 @@ def test_value_targets_are_the_final_rewards_of_the_movers():
     target, ended = value_targets(reward, done)
     assert np.asarray(target)[:, 0].tolist() == [1, -1, 1, 0, 0]
     assert np.asarray(ended).tolist() == [[True, False]] * 5
+    # bootstrapped: the second column's plies learn the value 0.5 of the next position for
+    # its mover (the ply-4 mover's opponent), the sign changing every ply back
+    target, ended = value_targets(reward, done, np.array([0.3, 0.5], np.float32))
+    assert np.allclose(np.asarray(target)[:, 1], [-0.5, 0.5, -0.5, 0.5, -0.5])
+    assert np.asarray(target)[:, 0].tolist() == [1, -1, 1, 0, 0] and np.asarray(ended).all()
+
+
+def test_a_run_can_start_from_a_saved_network(straight, tmp_path):
+    final = straight / "final.npz"
+    config = tiny("tris1", iterations=1, eval_games=0, init=str(final))
+    from tris_envs.alphazero.train import Run
+
+    run = Run(config, tmp_path)
+    assert all(np.array_equal(run.network().weights[k], v)
+               for k, v in arrays(final).items() if k != "__config__")
+    with pytest.raises(ValueError, match="has width 4 and 1 blocks; the config says 8 and 1"):
+        tiny("tris1", width=8, init=str(final))

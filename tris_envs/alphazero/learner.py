@@ -7,7 +7,8 @@ noise mixed into the prior at the root). The network (:mod:`tris_envs.alphazero.
 the same weights as the NumPy ``az`` agents) learns the search's improved policy (mctx's
 ``action_weights``) and the games' outcomes from the view of the player to move (a draw, by
 repetition or by truncation, is 0). Plies of games still going at the end of an iteration
-train only the policy.
+learn the network's value of the position the iteration left them in, or only the policy
+(``Search.bootstrap``).
 
 The games are sharded over all local devices (:func:`game_sharding`), the parameters
 replicated; the same seed gives the same network on one device or several, up to float
@@ -63,6 +64,9 @@ class Search(NamedTuple):
         alpha: Of the Dirichlet noise.
         batch: Plies per minibatch.
         epochs: Passes over the iteration's plies.
+        bootstrap: Whether plies of games still going at the end of an iteration learn the
+            network's value of the position where the iteration left them (else they
+            train only the policy).
     """
 
     envs: int
@@ -73,15 +77,18 @@ class Search(NamedTuple):
     alpha: float
     batch: int
     epochs: int
+    bootstrap: bool
 
 
-def value_targets(reward: Any, done: Any) -> tuple[Any, Any]:
+def value_targets(reward: Any, done: Any, last: Any = None) -> tuple[Any, Any]:
     """The value target of every ply of a window (plies first, games second) and whether
-    the ply's game ended inside the window (only those plies train the value).
+    it has one.
 
     ``reward`` is the mover's reward, ``done`` whether the move ended the game. The target
     is the mover's final reward: the reward of the ply that ended the game, with the sign
-    changing every ply before it."""
+    changing every ply before it. Plies of games still going at the end of the window have
+    a target only given ``last``, the value of each game's next position for its player to
+    move (bootstrapping, as n-step returns do); without it they train no value."""
     def back(carry: tuple[Any, Any], ply: tuple[Any, Any]) -> tuple[tuple[Any, Any], Any]:
         later, ended = carry
         reward, done = ply
@@ -89,7 +96,10 @@ def value_targets(reward: Any, done: Any) -> tuple[Any, Any]:
         ended = done | ended
         return (target, ended), (target, ended)
 
-    start = (jnp.zeros(reward.shape[1:]), jnp.zeros(reward.shape[1:], bool))
+    if last is None:
+        start = (jnp.zeros(reward.shape[1:]), jnp.zeros(reward.shape[1:], bool))
+    else:
+        start = (last, jnp.ones(reward.shape[1:], bool))
     return jax.lax.scan(back, start, (reward, done), reverse=True)[1]
 
 
@@ -125,7 +135,7 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
     """The jitted ``(params, opt_state, states, key) -> (params, opt_state, states, key,
     metrics)`` of one iteration: ``search.steps`` plies of self-play in every game
     (finished games restart), then ``search.epochs`` passes of minibatch updates over all
-    of them (the value only on plies whose game ended inside the window)."""
+    of them."""
     init, step = jax.vmap(env.init), jax.vmap(env.step)
     recurrent = make_recurrent(env, index, blocks)
     index = jnp.asarray(index)
@@ -172,7 +182,11 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
         key, rollout, shuffle = jax.random.split(key, 3)
         (_, states, _), samples = jax.lax.scan(play, (params, states, rollout), None,
                                                search.steps)
-        target, ended = value_targets(samples.reward, samples.done)
+        last = None
+        if search.bootstrap:
+            last = jax.lax.stop_gradient(
+                forward(params, states.observation, index, blocks)[1])
+        target, ended = value_targets(samples.reward, samples.done, last)
         flat = jax.tree_util.tree_map(lambda x: x.reshape((size,) + x.shape[2:]),
                                       (samples, target, ended))
         order = jnp.concatenate([jax.random.permutation(k, size) for k in

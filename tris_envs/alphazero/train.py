@@ -36,6 +36,7 @@ from tris_envs.agents import make_agent
 from tris_envs.cli import parse_options
 from tris_envs.games import GAMES, make_game
 from tris_envs.training.config import (
+    flag,
     integer,
     number,
     one_of,
@@ -63,11 +64,14 @@ class Config:
     alpha: float = setting(0.3, number(0, strict=True))
     batch: int = setting(1024, integer(1))              # plies per minibatch
     epochs: int = setting(1, integer(1))                # passes over an iteration's plies
+    bootstrap: bool = setting(True, flag)               # value targets of unfinished games
     learning_rate: float = setting(1e-3, number(0, strict=True))
     final_learning_rate: float = setting(1e-4, number(0, strict=True))  # cosine decay
     weight_decay: float = setting(0.0, number(0, 1))
     width: int = setting(32, integer(1))                # network channels
     blocks: int = setting(2, integer(0))                # residual blocks
+    init: str = setting("", lambda v: None if isinstance(v, str) else "must be a path")
+    # init: a network .npz to start from ("": a random one)
     checkpoint_every: int = setting(10, integer(1))
     eval_games: int = setting(40, integer(0))           # per opponent and checkpoint
     eval_simulations: int = setting(0, integer(0))      # of the evaluated az agent
@@ -88,7 +92,15 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
     values = read_toml(path) if path is not None else {}
     values.update({k: v for k, v in overrides.items() if v is not None})
     config: Config = settings_from(Config, values, Config())
-    make_game(config.game, **config.options)
+    game = make_game(config.game, **config.options)
+    if config.init:
+        from tris_envs.alphazero.network import load
+
+        network = load(config.init, game)
+        if (network.config.width, network.config.blocks) != (config.width, config.blocks):
+            raise ValueError(f"init={config.init!r} has width {network.config.width} and "
+                             f"{network.config.blocks} blocks; the config says {config.width} "
+                             f"and {config.blocks}")
     for spec in config.opponents:
         make_agent(spec)
     if config.envs * config.steps % config.batch:
@@ -106,7 +118,7 @@ class Run:
 
         from tris_envs.alphazero.jax_net import params_of, policy_index
         from tris_envs.alphazero.learner import Search, game_sharding, make_iteration
-        from tris_envs.alphazero.network import NetConfig, Network
+        from tris_envs.alphazero.network import NetConfig, Network, load
         from tris_envs.jax import make
 
         self.config, self.out = config, out
@@ -118,7 +130,8 @@ class Run:
                              "devices the games are sharded over")
         self.net_config = NetConfig(config.game, config.options, config.width, config.blocks)
         rng = np.random.default_rng(config.seed)
-        params = params_of(Network(self.game, self.net_config, rng=rng))
+        params = params_of(load(config.init, self.game) if config.init else
+                           Network(self.game, self.net_config, rng=rng))
         updates = (config.iterations * config.epochs * config.envs * config.steps
                    // config.batch)
         schedule = optax.cosine_decay_schedule(
@@ -134,7 +147,8 @@ class Run:
         self.iteration_done = 0
         self.seconds = 0.0
         search = Search(config.envs, config.steps, config.simulations, config.considered,
-                        config.noise, config.alpha, config.batch, config.epochs)
+                        config.noise, config.alpha, config.batch, config.epochs,
+                        config.bootstrap)
         self.step = make_iteration(self.env, search, optimiser, policy_index(self.game),
                                    config.blocks)
 
