@@ -10,7 +10,7 @@ from test_agents import DiceRace
 
 from tris_envs.agents.mcts import MCTSAgent, MCTSNode
 from tris_envs.alphazero.agent import BATCH_SIZE, SHIPPED_DIR, AZAgent, NetworkEvaluator
-from tris_envs.alphazero.network import NetConfig, Network
+from tris_envs.alphazero.network import NetConfig, Network, initial_weights
 from tris_envs.benchmark import az_report, az_seconds_per_move
 from tris_envs.core import solve
 from tris_envs.core.game import CHANCE, TERMINAL, resolve_chance
@@ -154,7 +154,8 @@ def test_batch_size_one_builds_the_sequential_searchs_tree(name):
 
 # The choices of AZAgent at commit 93b9efd (before batching and the im2col network), on the
 # positions of positions(game, 11, 8), agent i seeded with i: the shipped Tris 1 network with
-# 30 simulations, random networks (width 8, 1 block, seed 7) with 20 elsewhere.
+# 30 simulations, random networks (width 8, 1 block, seed 7; format_1_network) with 20
+# elsewhere.
 BEFORE_BATCHING = {
     "tris1": [6, 4, 4, 4, 6, 6, 6, 4],
     "tris2": [82, 115, 115, 110, 6, 6, 43, 43],
@@ -163,12 +164,25 @@ BEFORE_BATCHING = {
 }
 
 
+def format_1_network(name, seed=7):
+    """small_network as 93b9efd drew it: format 1's value head (``value.w1`` of shape
+    ``(width, width)`` over the mean of the cells), then read as format 2 the way
+    :func:`~tris_envs.alphazero.network.load` reads a format 1 file."""
+    game = make_game(name)
+    config = NetConfig(name, {}, 8, 1)
+    shapes = config.shapes(game) | {"value.w1": (8, 8)}
+    weights = initial_weights(shapes, np.random.default_rng(seed))
+    cells = int(np.prod(game.info.observation_shape[:2]))
+    weights["value.w1"] = np.tile(weights["value.w1"], (cells, 1)) / cells
+    return game, Network(game, config, weights)
+
+
 @pytest.mark.parametrize("name", sorted(BEFORE_BATCHING))
 def test_batch_size_one_chooses_what_the_unbatched_search_chose(name):
     if name == "tris1":
         game, network, simulations = make_game(name), SHIPPED_DIR / "az_tris1.npz", 30
     else:
-        (game, network), simulations = small_network(name), 20
+        (game, network), simulations = format_1_network(name), 20
     choices = [AZAgent(network, simulations, rng=np.random.default_rng(i), batch_size=1)
                .act(game, state) for i, state in enumerate(positions(game, 11, 8))]
     assert choices == BEFORE_BATCHING[name]

@@ -123,7 +123,9 @@ class Network:
         cells += w["policy.b"]
         flat = np.concatenate([cells.reshape(n, -1), pooled @ w["global.w"] + w["global.b"]],
                               axis=1)
-        hidden = _relu(x.reshape(n, -1) @ w["value.w1"] + w["value.b1"])
+        hidden = _matmul(x.reshape(n, -1), w["value.w1"])
+        hidden += w["value.b1"]
+        hidden = _relu(hidden)
         value = np.tanh(hidden @ w["value.w2"] + w["value.b2"])[:, 0]
         return flat[:, self.index], value
 
