@@ -257,11 +257,12 @@ def _advance(run: Run) -> tuple[Any, Any]:
 
 def _checkpoint(run: Run) -> dict[str, Any]:
     """Save the network and the training state; the network's scores against the
-    opponents (and its value-keeping share, where the game has a solver)."""
+    opponents (and, where the game has a solver, the share of its moves with a choice that
+    keep the solver's value: ``tris-envs eval --metrics``'s value-keeping moves)."""
     from tris_envs.alphazero.agent import AZAgent
     from tris_envs.alphazero.network import save
     from tris_envs.evaluation import play_match
-    from tris_envs.training.evaluation import optimal_moves
+    from tris_envs.evaluation.metrics import MoveQuality, move_quality
 
     network = run.network()
     save(network, run.out / f"net_{run.iteration_done}.npz")
@@ -269,7 +270,7 @@ def _checkpoint(run: Run) -> dict[str, Any]:
     config, scores = run.config, dict[str, Any]()
     if config.eval_games == 0:
         return scores
-    judged = optimal = 0
+    quality = MoveQuality()
     for opponent in config.opponents:
         agent = AZAgent(network, config.eval_simulations,
                         rng=np.random.default_rng(run.iteration_done))
@@ -277,10 +278,11 @@ def _checkpoint(run: Run) -> dict[str, Any]:
                            seed=run.iteration_done, keep_records=GAMES[config.game].solvable)
         scores[f"vs {opponent}"] = round(match.score, 3)
         if match.records:
-            kept, moves = optimal_moves(run.game, match.records)
-            optimal, judged = optimal + kept, judged + moves
-    if judged:
-        scores["value_kept"] = round(optimal / judged, 4)
+            judged = move_quality(run.game, match.records, agent.name)
+            quality.judged += judged.judged
+            quality.value_kept += judged.value_kept
+    if quality.judged:
+        scores["value_kept"] = round(quality.value_kept / quality.judged, 4)
     return scores
 
 
