@@ -83,8 +83,11 @@ def test_files_round_trip_and_bad_files_are_refused(tmp_path):
     assert np.array_equal(again.evaluate([state])[0], network.evaluate([state])[0])
     with pytest.raises(ValueError, match="cannot play 'tris1'"):
         load(path, GAMES["tris1"].make())
+    (tmp_path / "net.txt").write_text("not a network")
+    with pytest.raises(ValueError, match="net.txt' is not a network file"):
+        load(tmp_path / "net.txt", game)
     (tmp_path / "bad.npz").write_bytes(path.read_bytes()[:100])
-    with pytest.raises(ValueError, match="bad.npz.*cannot be read"):
+    with pytest.raises(ValueError, match="bad.npz. is not a network file"):
         load(tmp_path / "bad.npz", game)
     with pytest.raises(FileNotFoundError, match="missing.npz"):
         load(tmp_path / "missing.npz", game)
