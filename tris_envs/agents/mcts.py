@@ -32,7 +32,7 @@ stops, as if its budget were spent, once the tree has grown to ``max_nodes`` nod
 the move is chosen from that tree. Each simulation adds at most one node (two when it
 passes through a new chance node to an evaluated player node), so ordinary budgets never
 reach the bound; it stops long time budgets (``mcts:300s``) from filling the memory.
-Code that drives :meth:`MCTSAgent.select_leaf` itself (self-play) keeps its own limit.
+Code that drives :meth:`MCTSAgent.select_leaf` itself keeps its own limit.
 
 Each move searches a fresh tree (no transpositions, no reuse between moves). Random
 numbers come from the injected generator in batches of uniforms, which keeps the rollout
@@ -51,7 +51,7 @@ the node's actions steering the selection by PUCT: ``Q + c * P * sqrt(N) / (1 + 
 (unvisited actions count ``Q = 0``). Chance nodes keep their exact outcome probabilities;
 the search passes through a new chance node to a player node before evaluating.
 :meth:`MCTSAgent.select_leaf` and :meth:`MCTSAgent.backup` split a simulation in two so that
-the leaves of many searches can be evaluated in one batch (self-play).
+several leaves can be evaluated in one network call (below).
 
 **Batched leaves** (``batch_size=B`` with an evaluator, the ``az`` agents' default): one
 search gathers up to ``B`` new leaves per evaluator call, as AlphaZero implementations do.
@@ -177,7 +177,7 @@ class MCTSAgent:
         decisive: Prove new nodes whose player to move can win at once (see above).
         evaluator: Values and priors for new player nodes instead of random rollouts.
         root_noise: ``(alpha, fraction)``: mix Dirichlet(``alpha``) noise into the root's
-            priors with weight ``fraction`` (self-play exploration; evaluator only).
+            priors with weight ``fraction`` (AlphaZero's exploration; evaluator only).
         max_nodes: The search stops once its tree holds this many nodes (see "Memory
             bound" above).
         batch_size: New leaves evaluated per evaluator call, gathered with virtual losses
