@@ -20,7 +20,9 @@ from typing import Any
 from tris_envs.core.errors import IllegalActionError
 from tris_envs.games import GAMES, game_spec, make_game
 
-__version__ = "0.1.0"
+# The version is written once, in pyproject.toml; the installed metadata is read on first
+# use of ``tris_envs.__version__`` (importlib.metadata is kept out of ``import tris_envs``).
+__version__: str
 __all__ = ["GAMES", "IllegalActionError", "make_env", "make_game", "__version__"]
 
 _ENV_MODULES = {spec.env_name for spec in GAMES.values()}
@@ -35,7 +37,15 @@ def make_env(name: str, **kwargs: Any) -> Any:
 
 
 def __getattr__(name: str) -> Any:
-    """``tris_envs.tant_fant_v0`` and the other environment modules, imported on first use."""
+    """``tris_envs.tant_fant_v0`` and the other environment modules, imported on first use.
+
+    ``tris_envs.__version__`` too: the installed distribution's version.
+    """
     if name in _ENV_MODULES:
         return importlib.import_module(f"{__name__}.{name}")
+    if name == "__version__":
+        from importlib.metadata import version
+
+        globals()["__version__"] = found = version("tris_envs")
+        return found
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
