@@ -1,0 +1,128 @@
+"""Packaging: ``python -m tris_envs``, the version in one place, the sdist and the wheel.
+
+The sdist is built with setuptools' own PEP 517 hooks (no ``build`` package needed) from a
+copy of the project in a temporary folder, and the wheel from that sdist unpacked, as
+``python -m build`` does: the checkout is left alone, and the wheel shows that the sdist is
+enough to build it. Both take a few seconds.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import textwrap
+import zipfile
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+import tris_envs
+
+ROOT = Path(__file__).resolve().parents[1]
+PYPROJECT = ROOT / "pyproject.toml"
+# what the sdist's tests import besides the test modules, and the files it must ship
+SDIST_FILES = ["LICENSE", "README.md", "CHANGELOG.md", "pyproject.toml", "tests/conftest.py",
+               "tests/checks.py", "tests/conformance/cases.py",
+               "tests/conformance/test_rules.py", "tests/test_packaging.py",
+               "tris_envs/__main__.py", "tris_envs/py.typed"]
+# local state, never part of a build
+_LOCAL = shutil.ignore_patterns(".git", ".venv", "runs", "build", "dist", "*.egg-info",
+                                "__pycache__", ".*_cache", ".hypothesis", "_build")
+
+
+def test_python_m_runs_the_command_line():
+    result = subprocess.run([sys.executable, "-m", "tris_envs", "--help"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("usage: tris-envs ")
+    for command in ("play", "eval", "tournament", "replay", "bench", "watch"):
+        assert command in result.stdout
+    result = subprocess.run([sys.executable, "-m", "tris_envs"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "usage: tris-envs " in result.stderr
+
+
+def test_version_is_the_installed_metadata():
+    assert tris_envs.__version__ == version("tris_envs")
+    assert "__version__" in tris_envs.__all__
+    written = re.search(r'^version = "([^"]+)"$', PYPROJECT.read_text(), re.MULTILINE)
+    assert written, "pyproject.toml writes no version"
+    assert tris_envs.__version__ == written.group(1), (
+        "the installed metadata is older than pyproject.toml: reinstall (pip install -e .)")
+
+
+def test_importing_the_package_does_not_read_the_metadata():
+    code = ("import sys, tris_envs; before = 'importlib.metadata' in sys.modules; "
+            "v = tris_envs.__version__; print(before, v == tris_envs.__version__)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120, cwd=ROOT.parent)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "True"]
+
+
+def _hook(hook: str, source: Path, out: Path) -> Path:
+    """Runs setuptools' PEP 517 ``hook`` in ``source``, writing into ``out``; the file."""
+    out.mkdir(parents=True, exist_ok=True)
+    code = textwrap.dedent(f"""
+        import sys
+        from setuptools import build_meta
+        print(build_meta.{hook}(sys.argv[1]))
+    """)
+    result = subprocess.run([sys.executable, "-c", code, str(out)], cwd=source,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, f"{hook} failed:\n{result.stdout}\n{result.stderr}"
+    return out / result.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The sdist's and the wheel's file lists, and the wheel's METADATA."""
+    pytest.importorskip("setuptools")
+    base = tmp_path_factory.mktemp("packaging")
+    project = base / "project"
+    shutil.copytree(ROOT, project, ignore=_LOCAL)
+    sdist = _hook("build_sdist", project, base / "dist")
+    with tarfile.open(sdist) as archive:
+        members = archive.getnames()
+        safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+        archive.extractall(base / "unpacked", **safe)
+    top = sdist.name.removesuffix(".tar.gz")
+    sdist_files = sorted(name.removeprefix(f"{top}/") for name in members)
+    wheel = _hook("build_wheel", base / "unpacked" / top, base / "wheel")
+    with zipfile.ZipFile(wheel) as archive:
+        wheel_files = sorted(archive.namelist())
+        metadata = archive.read(next(n for n in wheel_files
+                                     if n.endswith(".dist-info/METADATA"))).decode()
+    return sdist_files, wheel_files, metadata
+
+
+def test_the_sdist_carries_the_license_and_what_its_tests_need(built):
+    sdist_files, _, _ = built
+    missing = [name for name in SDIST_FILES if name not in sdist_files]
+    assert not missing, f"the sdist lacks {missing}"
+    tests = {p.relative_to(ROOT).as_posix() for p in (ROOT / "tests").rglob("*.py")
+             if "__pycache__" not in p.parts}
+    assert tests <= set(sdist_files), f"the sdist lacks {sorted(tests - set(sdist_files))}"
+    assert not [n for n in sdist_files if "__pycache__" in n or n.endswith(".pyc")]
+
+
+def test_the_wheel_carries_the_license_and_the_package_data(built):
+    _, wheel_files, metadata = built
+    assert any(re.fullmatch(r"tris_envs-[^/]+\.dist-info/licenses/LICENSE", n)
+               for n in wheel_files), "the wheel lacks LICENSE"
+    for name in ("tris_envs/__main__.py", "tris_envs/py.typed",
+                 "tris_envs/checkpoints/tant_fant.pt", "tris_envs/checkpoints/az_tris1.npz"):
+        assert name in wheel_files
+    assert not [n for n in wheel_files if n.startswith("tests/")]
+    assert "License-Expression: MIT" in metadata
+    assert "License-File: LICENSE" in metadata
+    assert f"Version: {tris_envs.__version__}" in metadata
+    assert "Author: the tris_envs developers" in metadata
+    for classifier in ("Programming Language :: Python :: 3.10",
+                       "Programming Language :: Python :: 3.13",
+                       "Topic :: Games/Entertainment :: Board Games"):
+        assert f"Classifier: {classifier}" in metadata
