@@ -180,3 +180,13 @@ def test_a_run_can_start_from_a_saved_network(straight, tmp_path):
                for k, v in arrays(final).items() if k != "__config__")
     with pytest.raises(ValueError, match="has width 4 and 1 blocks; the config says 8 and 1"):
         tiny("tris1", width=8, init=str(final))
+
+
+def test_tris_envs_train_az_is_the_learners_command(tmp_path, capsys):
+    from tris_envs import cli
+
+    assert cli.main(["train", "az", "--game", "chess", "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith("tris-envs train az: error: game='chess'")
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["train", "az", "--help"])
+    assert exit_.value.code == 0 and "usage: tris-envs train az" in capsys.readouterr().out

@@ -1,9 +1,8 @@
-"""The ``tris-envs`` command line: play, eval, tournament, replay, bench, watch."""
+"""The ``tris-envs`` command line: play, eval, tournament, replay, bench, train, watch."""
 
 from __future__ import annotations
 
 import argparse
-import ast
 import contextlib
 import os
 import signal
@@ -15,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from tris_envs.agents.factory import AGENT_HELP
 from tris_envs.core.errors import brief
+from tris_envs.core.options import parse_options
 from tris_envs.games import GAMES as REGISTRY
 from tris_envs.watch import DESCRIPTION as WATCH_DESCRIPTION
 
@@ -24,22 +24,7 @@ if TYPE_CHECKING:
 
 GAMES = list(REGISTRY)
 
-
-def parse_options(pairs: list[str] | None) -> dict[str, Any]:
-    """``["stalemate=loss", "diagonal_only=True"]`` -> options (Python literals or text).
-
-    A value that is no Python literal stays text (the game then says what it expects),
-    also one nested too deeply to parse (``max_moves=------1``)."""
-    options: dict[str, Any] = {}
-    for pair in pairs or []:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise ValueError(f"--option {brief(pair)}: expected name=value, e.g. stalemate=loss")
-        try:
-            options[key] = ast.literal_eval(value)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            options[key] = value
-    return options
+__all__ = ["main", "parse_options"]
 
 
 def _at_least(least: int) -> Any:
@@ -126,6 +111,13 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--jax", action="store_true",
                        help="instead: the JAX games at batch 1, 64 and 1,024 beside Pgx's "
                             "tic_tac_toe and connect_four (needs the jax extra)")
+    train = commands.add_parser(
+        "train", help="train a network: tris-envs train az --help",
+        description="Train a network; the arguments after the learner are its own "
+                    "(tris-envs train az --help lists them).")
+    train.add_argument("learner", choices=["az"],
+                       help="az: the AlphaZero learner in JAX (training/alphazero.py)")
+    train.add_argument("arguments", nargs=argparse.REMAINDER, help="the learner's arguments")
     watch = commands.add_parser("watch", help=WATCH_DESCRIPTION, description=WATCH_DESCRIPTION)
     watch.add_argument("--games", type=_at_least(1), default=200,
                        help="games in the match (default 200)")
@@ -163,6 +155,10 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command == "train":
+        from tris_envs.alphazero.train import main as train_az
+
+        return train_az(args.arguments, prog=f"tris-envs train {args.learner}")
     previous = signal.signal(signal.SIGTERM, _stop)
     try:
         _run(args, parser)

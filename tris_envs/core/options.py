@@ -6,6 +6,7 @@ Integer options take any integral number (``int``, NumPy integers, other
 
 from __future__ import annotations
 
+import ast
 import numbers
 from collections.abc import Collection
 from typing import Any, TypeVar
@@ -53,3 +54,20 @@ def _hashable(value: Any) -> bool:
     except TypeError:
         return False
     return True
+
+
+def parse_options(pairs: list[str] | None) -> dict[str, Any]:
+    """``["stalemate=loss", "diagonal_only=True"]`` -> options (Python literals or text).
+
+    A value that is no Python literal stays text (the game then says what it expects),
+    also one nested too deeply to parse (``max_moves=------1``)."""
+    options: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--option {brief(pair)}: expected name=value, e.g. stalemate=loss")
+        try:
+            options[key] = ast.literal_eval(value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            options[key] = value
+    return options
