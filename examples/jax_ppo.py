@@ -177,39 +177,20 @@ class JaxPolicy:
         return int(np.argmax(np.asarray(self._logits(observation, mask))[0]))
 
 
-def make_recurrent(env: Any) -> Any:
-    """mctx's ``recurrent_fn`` over the JAX game's own ``step`` (the real rules as the
-    model), with the network's priors and its value (for the player to move) at the
-    leaves; each move's reward is the mover's, and the value changes sign every ply."""
-    import mctx  # mctx needs Python >= 3.11
-
-    step = jax.vmap(env.step)
-
-    def recurrent(params: Any, key: Any, action: Any, state: Any) -> tuple[Any, Any]:
-        player = state.current_player
-        state = step(state, action, jax.random.split(key, action.shape[0]))
-        logits, value = forward(params, state.observation, state.legal_action_mask)
-        over = state.terminated | state.truncated
-        reward = state.rewards[jnp.arange(action.shape[0]), player]
-        return mctx.RecurrentFnOutput(reward=reward, discount=jnp.where(over, 0.0, -1.0),
-                                      prior_logits=logits,
-                                      value=jnp.where(over, 0.0, value)), state
-
-    return recurrent
-
-
 class SearchPolicy:
     """The trained network inside an mctx Gumbel MuZero search over the JAX game's ``step``
-    (:func:`make_recurrent`). Without Gumbel noise, so the move is a function of the
-    position."""
+    (:func:`tris_envs.alphazero.learner.make_recurrent`). Without Gumbel noise, so the move
+    is a function of the position."""
 
     def __init__(self, env: Any, params: dict[str, Any], simulations: int,
                  name: str = "jax-ppo") -> None:
         import mctx  # mctx needs Python >= 3.11
 
+        from tris_envs.alphazero.learner import make_recurrent
+
         self.name = f"{name}+mctx:{simulations}"
         self._env = env
-        recurrent = make_recurrent(env)
+        recurrent = make_recurrent(env, lambda p, x: forward(p, x, True))
 
         def search(state: Any) -> Any:
             state = jax.tree_util.tree_map(lambda x: x[None], state)

@@ -103,16 +103,18 @@ def value_targets(reward: Any, done: Any, last: Any = None) -> tuple[Any, Any]:
     return jax.lax.scan(back, start, (reward, done), reverse=True)[1]
 
 
-def make_recurrent(env: TrisEnv, index: Any, blocks: int) -> Callable[..., Any]:
+def make_recurrent(env: TrisEnv, network: Callable[[Any, Any], tuple[Any, Any]]
+                   ) -> Callable[..., Any]:
     """mctx's ``recurrent_fn`` over the JAX game's own ``step`` (the real rules as the
-    model), with the network's priors and its value (for the player to move) at the
-    leaves; each move's reward is the mover's, and the value changes sign every ply."""
+    model), with ``network(params, observations) -> (logits, values)``'s priors (masked to
+    the legal actions) and its value (for the player to move) at the leaves; each move's
+    reward is the mover's, and the value changes sign every ply."""
     step = jax.vmap(env.step)
 
-    def recurrent(params: Params, key: Any, action: Any, state: Any) -> tuple[Any, Any]:
+    def recurrent(params: Any, key: Any, action: Any, state: Any) -> tuple[Any, Any]:
         player = state.current_player
         state = step(state, action, jax.random.split(key, action.shape[0]))
-        logits, value = forward(params, state.observation, index, blocks)
+        logits, value = network(params, state.observation)
         over = state.terminated | state.truncated
         reward = state.rewards[jnp.arange(action.shape[0]), player]
         return mctx.RecurrentFnOutput(
@@ -137,8 +139,8 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
     (finished games restart), then ``search.epochs`` passes of minibatch updates over all
     of them."""
     init, step = jax.vmap(env.init), jax.vmap(env.step)
-    recurrent = make_recurrent(env, index, blocks)
     index = jnp.asarray(index)
+    recurrent = make_recurrent(env, lambda params, x: forward(params, x, index, blocks))
 
     def noisy(logits: Any, mask: Any, key: Any) -> Any:
         """AlphaZero's exploration at the root: the prior mixed with Dirichlet noise over
