@@ -190,3 +190,23 @@ def test_tris_envs_train_az_is_the_learners_command(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
         cli.main(["train", "az", "--help"])
     assert exit_.value.code == 0 and "usage: tris-envs train az" in capsys.readouterr().out
+
+
+def test_the_memory_keeps_the_last_iterations_plies(tmp_path):
+    """replay=2: the first iteration fills both slots, the next ones overwrite in turn."""
+    from tris_envs.alphazero.train import Run
+
+    run = Run(tiny("tris1", replay=2, eval_games=0), tmp_path)
+    size = TINY["envs"] * TINY["steps"]
+    seen = []
+    for count in (1, 2, 3):
+        *run.state, _ = run.step(*run.state)
+        memory = run.state[4]
+        observations = np.asarray(memory.samples.observation)
+        assert int(memory.count) == count and len(observations) == 2 * size
+        seen.append(observations.copy())
+    first, second, third = seen
+    assert np.array_equal(first[:size], first[size:])
+    assert np.array_equal(second[:size], first[:size])
+    assert np.array_equal(third[size:], second[size:]) and not np.array_equal(
+        third[:size], second[:size])

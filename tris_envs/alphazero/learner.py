@@ -42,6 +42,17 @@ class Sample(NamedTuple):
     done: Any
 
 
+class Memory(NamedTuple):
+    """The plies the updates draw from: the last ``Search.replay`` iterations' samples with
+    their value targets (rows ``k * plies`` to ``(k + 1) * plies`` hold iteration ``k``
+    modulo ``replay``), and the iterations stored so far."""
+
+    samples: Sample
+    target: Any
+    ended: Any
+    count: Any
+
+
 class Metrics(NamedTuple):
     """What one iteration measured: games ended in it, their mean length in plies, and the
     mean policy and value losses of its updates."""
@@ -63,7 +74,9 @@ class Search(NamedTuple):
         noise: Share of Dirichlet noise in the root's prior.
         alpha: Of the Dirichlet noise.
         batch: Plies per minibatch.
-        epochs: Passes over the iteration's plies.
+        epochs: Passes of ``plies`` minibatch rows per iteration, each drawn without
+            replacement from the memory.
+        replay: Iterations of plies the memory keeps (1: only the iteration's own).
         bootstrap: Whether plies of games still going at the end of an iteration learn the
             network's value of the position where the iteration left them (else they
             train only the policy).
@@ -78,6 +91,7 @@ class Search(NamedTuple):
     batch: int
     epochs: int
     bootstrap: bool
+    replay: int
 
 
 def value_targets(reward: Any, done: Any, last: Any = None) -> tuple[Any, Any]:
@@ -125,6 +139,18 @@ def make_recurrent(env: TrisEnv, network: Callable[[Any, Any], tuple[Any, Any]]
     return recurrent
 
 
+def new_memory(env: TrisEnv, search: Search) -> Memory:
+    """An empty :class:`Memory` for ``env``'s plies (filled by the first iteration)."""
+    rows = search.replay * search.steps * search.envs
+    observation = jax.eval_shape(env.init, jax.random.PRNGKey(0)).observation
+    actions = (rows, env.num_actions)
+    samples = Sample(jnp.zeros((rows,) + observation.shape, observation.dtype),
+                     jnp.zeros(actions, bool), jnp.zeros(actions, jnp.float32),
+                     jnp.zeros(rows, jnp.float32), jnp.zeros(rows, bool))
+    return Memory(samples, jnp.zeros(rows, jnp.float32), jnp.zeros(rows, bool),
+                  jnp.zeros((), jnp.int32))
+
+
 def game_sharding() -> tuple[NamedSharding, NamedSharding]:
     """``(games, replicated)``: shardings that split a batch of games over every local
     device and that copy the parameters to each."""
@@ -134,10 +160,11 @@ def game_sharding() -> tuple[NamedSharding, NamedSharding]:
 
 def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransformation,
                    index: Any, blocks: int) -> Callable[..., Any]:
-    """The jitted ``(params, opt_state, states, key) -> (params, opt_state, states, key,
-    metrics)`` of one iteration: ``search.steps`` plies of self-play in every game
-    (finished games restart), then ``search.epochs`` passes of minibatch updates over all
-    of them."""
+    """The jitted ``(params, opt_state, states, key, memory) -> (params, opt_state, states,
+    key, memory, metrics)`` of one iteration: ``search.steps`` plies of self-play in every
+    game (finished games restart), stored in the memory (:func:`new_memory`; the first
+    iteration fills every slot), then ``search.epochs`` passes of minibatch updates, each
+    over as many plies drawn from the memory."""
     init, step = jax.vmap(env.init), jax.vmap(env.step)
     index = jnp.asarray(index)
     recurrent = make_recurrent(env, lambda params, x: forward(params, x, index, blocks))
@@ -180,7 +207,8 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
     size = search.steps * search.envs
 
     @jax.jit
-    def iteration(params: Params, opt_state: Any, states: Any, key: Any) -> tuple[Any, ...]:
+    def iteration(params: Params, opt_state: Any, states: Any, key: Any,
+                  memory: Memory) -> tuple[Any, ...]:
         key, rollout, shuffle = jax.random.split(key, 3)
         (_, states, _), samples = jax.lax.scan(play, (params, states, rollout), None,
                                                search.steps)
@@ -189,9 +217,19 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
             last = jax.lax.stop_gradient(
                 forward(params, states.observation, index, blocks)[1])
         target, ended = value_targets(samples.reward, samples.done, last)
-        flat = jax.tree_util.tree_map(lambda x: x.reshape((size,) + x.shape[2:]),
-                                      (samples, target, ended))
-        order = jnp.concatenate([jax.random.permutation(k, size) for k in
+        new = jax.tree_util.tree_map(lambda x: x.reshape((size,) + x.shape[2:]),
+                                     (samples, target, ended))
+
+        def store(old: Any, x: Any) -> Any:
+            stored = jax.lax.dynamic_update_slice_in_dim(
+                old, x, memory.count % search.replay * size, 0)
+            return jnp.where(memory.count == 0,
+                             jnp.tile(x, (search.replay,) + (1,) * (x.ndim - 1)), stored)
+
+        flat = jax.tree_util.tree_map(store, tuple(memory[:3]), new)
+        memory = Memory(*flat, memory.count + 1)
+        rows = search.replay * size
+        order = jnp.concatenate([jax.random.permutation(k, rows)[:size] for k in
                                  jax.random.split(shuffle, search.epochs)])
 
         def minibatch(carry: tuple[Any, Any], rows: Any) -> tuple[tuple[Any, Any], Any]:
@@ -205,6 +243,6 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
                                                    order.reshape(-1, search.batch))
         games = samples.done.sum()
         metrics = Metrics(games, size / jnp.maximum(games, 1), *losses.mean(0))
-        return params, opt_state, states, key, metrics
+        return params, opt_state, states, key, memory, metrics
 
     return iteration

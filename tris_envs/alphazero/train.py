@@ -65,6 +65,7 @@ class Config:
     batch: int = setting(1024, integer(1))              # plies per minibatch
     epochs: int = setting(1, integer(1))                # passes over an iteration's plies
     bootstrap: bool = setting(True, flag)               # value targets of unfinished games
+    replay: int = setting(1, integer(1))                # iterations of plies kept to learn
     learning_rate: float = setting(1e-3, number(0, strict=True))
     final_learning_rate: float = setting(1e-4, number(0, strict=True))  # cosine decay
     weight_decay: float = setting(0.0, number(0, 1))
@@ -117,7 +118,12 @@ class Run:
         import optax
 
         from tris_envs.alphazero.jax_net import params_of, policy_index
-        from tris_envs.alphazero.learner import Search, game_sharding, make_iteration
+        from tris_envs.alphazero.learner import (
+            Search,
+            game_sharding,
+            make_iteration,
+            new_memory,
+        )
         from tris_envs.alphazero.network import NetConfig, Network, load
         from tris_envs.jax import make
 
@@ -141,14 +147,15 @@ class Run:
         key, start = jax.random.split(jax.random.PRNGKey(config.seed))
         states = jax.vmap(self.env.init)(jax.random.split(start, config.envs))
         games, replicated = game_sharding()
-        self.state = (jax.device_put(params, replicated),
-                      jax.device_put(optimiser.init(params), replicated),
-                      jax.device_put(states, games), jax.device_put(key, replicated))
-        self.iteration_done = 0
-        self.seconds = 0.0
         search = Search(config.envs, config.steps, config.simulations, config.considered,
                         config.noise, config.alpha, config.batch, config.epochs,
-                        config.bootstrap)
+                        config.bootstrap, config.replay)
+        self.state = (jax.device_put(params, replicated),
+                      jax.device_put(optimiser.init(params), replicated),
+                      jax.device_put(states, games), jax.device_put(key, replicated),
+                      jax.device_put(new_memory(self.env, search), replicated))
+        self.iteration_done = 0
+        self.seconds = 0.0
         self.step = make_iteration(self.env, search, optimiser, policy_index(self.game),
                                    config.blocks)
 
