@@ -226,8 +226,9 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
             return jnp.where(memory.count == 0,
                              jnp.tile(x, (search.replay,) + (1,) * (x.ndim - 1)), stored)
 
-        flat = jax.tree_util.tree_map(store, tuple(memory[:3]), new)
-        memory = Memory(*flat, memory.count + 1)
+        flat = jax.tree_util.tree_map(store, (memory.samples, memory.target, memory.ended),
+                                      new)
+        memory = Memory(flat[0], flat[1], flat[2], memory.count + 1)
         rows = search.replay * size
         order = jnp.concatenate([jax.random.permutation(k, rows)[:size] for k in
                                  jax.random.split(shuffle, search.epochs)])
