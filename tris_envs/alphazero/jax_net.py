@@ -42,8 +42,8 @@ def network_of(params: Params, game: Game, config: NetConfig) -> Network:
 
 def _conv(x: Any, kernel: Any, bias: Any) -> Any:
     """"Same" 3x3 convolution of ``(N, H, W, Cin)`` with an HWIO kernel, as one matrix
-    product over the nine shifted copies of the board (on the CPU several times faster
-    than XLA's convolution for these small boards)."""
+    product over the nine shifted copies of the board (on the CPU faster than XLA's
+    convolution for these small boards)."""
     n, h, w, c = x.shape
     padded = jnp.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
     patches = jnp.concatenate([padded[:, i:i + h, j:j + w] for i in range(3)
