@@ -34,9 +34,9 @@ from pathlib import Path
 
 from tris_envs.agents.ppo import shipped_checkpoint
 from tris_envs.benchmark import aec_steps_per_second, env_module
+from tris_envs.evaluation.checkpoint import evaluate_checkpoint
 from tris_envs.games import make_game
 from tris_envs.training.config import Config, apply_overrides, default_config, load_config
-from tris_envs.training.evaluation import evaluate_checkpoint
 from tris_envs.training.train import train
 
 CONFIG_DIR = Path(__file__).resolve().parents[1] / "training" / "configs"

@@ -26,9 +26,10 @@ import numpy as np
 import optax
 
 from tris_envs.evaluation import play_match
+from tris_envs.evaluation.checkpoint import OpponentResult, format_table
+from tris_envs.evaluation.metrics import move_quality
 from tris_envs.games import GAMES, make_game
 from tris_envs.jax import make, restart
-from tris_envs.training.evaluation import OpponentResult, format_table, optimal_moves
 from tris_envs.training.targets import check_targets
 
 
@@ -221,7 +222,8 @@ def report(game_name: str, agents: list[Any], games: int, seed: int) -> None:
             match = play_match(game, agent, opponent, games, seed, keep_records=True)
             result = OpponentResult(opponent, match)
             if GAMES[game_name].solvable:
-                result.optimal, result.judged = optimal_moves(game, match.records)
+                quality = move_quality(game, match.records, match.names[0], one_move=False)
+                result.optimal, result.judged = quality.value_kept_all, quality.judged_all
             results.append(result)
         print(f"\n{agent.name} ({time.perf_counter() - began:.0f} s):")
         print(format_table(results))

@@ -6,9 +6,11 @@ import numpy as np
 import pytest
 
 from tris_envs.agents import GreedyAgent, RandomAgent, make_agent
+from tris_envs.evaluation import play_match
 from tris_envs.evaluation.metrics import (
     is_blunder,
     is_missed_win,
+    is_value_keeping,
     move_qualities,
     move_quality,
 )
@@ -82,3 +84,24 @@ def test_value_keeping_moves_are_judged_by_the_solver():
     plain = move_quality(tris2, [play_recorded(tris2, [RandomAgent(rng)] * 2, rng,
                                                max_moves=10)], "random")
     assert plain.judged == 0 and plain.value_keeping_rate is None
+
+
+def test_value_keeping_over_all_moves_judges_agent_a_of_a_match():
+    """What training/evaluation.py's ``optimal_moves`` asserted, now over the one definition:
+    every move of the solver keeps the value, a random player's not all, forced moves
+    counted."""
+    game = make_game("tant_fant")
+    perfect = play_match(game, "solver", "random", 4, seed=0, keep_records=True)
+    quality = move_quality(game, perfect.records, perfect.names[0], one_move=False)
+    assert quality.value_kept_all == quality.judged_all > 0
+    assert quality.moves == quality.judged_all >= quality.judged and quality.blunders == 0
+    erratic = play_match(game, "random", "solver", 4, seed=0, keep_records=True)
+    quality = move_quality(game, erratic.records, erratic.names[0], one_move=False)
+    assert 0 < quality.value_kept_all < quality.judged_all
+    assert quality.value_keeping_rate_all == quality.value_kept_all / quality.judged_all
+
+
+def test_the_coloring_phase_of_doppia_scelta_is_not_judged():
+    game = make_game("doppia_scelta", setup="coloring")
+    state = game.initial_state(np.random.default_rng(0))
+    assert is_value_keeping(game, state, game.legal_actions(state)[0]) is None

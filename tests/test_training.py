@@ -27,8 +27,13 @@ from tris_envs.core.game import resolve_chance
 from tris_envs.envs import SingleAgentEnv
 from tris_envs.evaluation import play_match
 from tris_envs.games import GAMES, make_game
-from tris_envs.training.config import Config, apply_overrides, default_config, load_config
-from tris_envs.training.evaluation import game_options_from, optimal_moves
+from tris_envs.training.config import (
+    Config,
+    apply_overrides,
+    default_config,
+    game_options_from,
+    load_config,
+)
 from tris_envs.training.pool import OpponentPool, OpponentPoolEnv, PoolTally
 from tris_envs.training.targets import check_targets, target_report
 from tris_envs.training.train import train
@@ -184,7 +189,7 @@ def test_scripts_exit_2_without_a_traceback(script, args, message):
 def test_the_package_imports_torch_only_to_train():
     code = ("import sys\n"
             "import tris_envs.training.config, tris_envs.training.pool\n"
-            "import tris_envs.training.evaluation, tris_envs.training.targets\n"
+            "import tris_envs.evaluation.checkpoint, tris_envs.training.targets\n"
             "print(sorted({'torch', 'stable_baselines3', 'sb3_contrib'} & set(sys.modules)))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, check=True)
@@ -464,16 +469,6 @@ def test_board_cnn_shapes():
     assert pickle.loads(pickle.dumps(BoardCNN)) is BoardCNN
     with pytest.raises(ValueError, match="odd kernel size"):
         BoardCNN(space, channels=[8], kernel_size=2)
-
-
-def test_optimal_moves_judges_by_the_solver():
-    game = make_game("tant_fant")
-    perfect = play_match(game, "solver", "random", 4, seed=0, keep_records=True)
-    optimal, judged = optimal_moves(game, perfect.records)
-    assert optimal == judged > 0
-    erratic = play_match(game, "random", "solver", 4, seed=0, keep_records=True)
-    optimal, judged = optimal_moves(game, erratic.records)
-    assert 0 < optimal < judged
 
 
 def test_targets_are_checked_per_game():

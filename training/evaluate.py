@@ -27,13 +27,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tris_envs.agents import make_agent
-from tris_envs.games import GAMES, make_game
-from tris_envs.training.evaluation import (
+from tris_envs.evaluation.checkpoint import (
     evaluate_checkpoint,
     format_table,
-    game_options_from,
     solver_reference,
 )
+from tris_envs.games import GAMES, make_game
+from tris_envs.training.config import game_options_from
 from tris_envs.training.targets import (
     check_targets,
     target_report,  # noqa: F401  (still imported from here by tests/test_shipped_policies.py)

@@ -30,7 +30,7 @@ separate policy and value heads (``net_arch``); ``"mlp"``: the planes flattened 
 **Outputs** in ``--out`` (default ``runs/<game>``): checkpoints, ``final.zip``, ``best.zip``
 and their ``.pt`` policies, ``progress.csv``, TensorBoard logs in ``tb/``,
 ``learning_curve.png`` (see :mod:`tris_envs.training.train`). Evaluations
-(:func:`tris_envs.training.evaluation.evaluate_checkpoint`) run every ``eval.every`` steps,
+(:func:`tris_envs.evaluation.checkpoint.evaluate_checkpoint`) run every ``eval.every`` steps,
 before the first update and at the end.
 
 Exits with 2 and a one-line message on a bad config, an unusable ``--out`` or an unreadable

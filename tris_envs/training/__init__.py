@@ -8,8 +8,6 @@
 - :mod:`tris_envs.training.batched`: :class:`~tris_envs.training.batched.BatchedPoolEnv`,
   many such games stepped together, the opponents' network moves batched (needs the train
   extra);
-- :mod:`tris_envs.training.evaluation`: a checkpoint's matches against baselines and the share
-  of its moves that keep the solver's game value;
 - :mod:`tris_envs.training.targets`: the training targets per game and their check;
 - :mod:`tris_envs.training.train`: the training loop (needs the train extra).
 

@@ -18,6 +18,7 @@ import contextlib
 import copy
 import dataclasses
 import importlib
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -280,6 +281,24 @@ def read_toml(path: Path) -> dict[str, Any]:
     try:
         return toml.loads(path.read_text())
     except toml.TOMLDecodeError as error:
+        raise ValueError(f"{path}: {error}") from None
+
+
+def game_options_from(config: str | Path | None) -> dict[str, Any]:
+    """The ``game_options`` table of a training config (TOML) or a run's ``config.json``.
+
+    Raises:
+        ValueError: invalid TOML or JSON, or a TOML file on Python 3.10 without ``tomli``.
+        OSError: the file cannot be read.
+    """
+    if config is None:
+        return {}
+    path = Path(config)
+    if path.suffix != ".json":
+        return dict(read_toml(path).get("game_options", {}))
+    try:
+        return dict(json.loads(path.read_text()).get("game_options", {}))
+    except json.JSONDecodeError as error:
         raise ValueError(f"{path}: {error}") from None
 
 

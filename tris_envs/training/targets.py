@@ -5,8 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from tris_envs.evaluation.checkpoint import (
+    OpponentResult,
+    evaluate_checkpoint,
+    solver_reference,
+)
 from tris_envs.games import GAMES, make_game
-from tris_envs.training.evaluation import OpponentResult, evaluate_checkpoint, solver_reference
 
 TARGETS: dict[str, list[tuple[str, str, float]]] = {
     "tant_fant": [("solver", "losses", 0), ("*", "optimal", 0.99)],

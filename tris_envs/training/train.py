@@ -47,10 +47,10 @@ except ImportError as error:
 
 from tris_envs.agents.ppo import export_policy
 from tris_envs.core.game import Game
+from tris_envs.evaluation.checkpoint import OpponentResult, evaluate_checkpoint
 from tris_envs.games import make_game
 from tris_envs.training.batched import BatchedPoolEnv
 from tris_envs.training.config import Config, NetworkSettings
-from tris_envs.training.evaluation import OpponentResult, evaluate_checkpoint
 from tris_envs.training.pool import PoolTally, make_env
 
 if TYPE_CHECKING:

@@ -1,4 +1,6 @@
-"""A checkpoint's matches against baselines, both seats, and the judging of its moves.
+"""A PPO checkpoint's matches against baselines, both seats, and the judging of its moves
+(:func:`~tris_envs.evaluation.metrics.move_quality`'s value-keeping moves, forced ones
+included).
 
 Importing this module imports neither PyTorch nor Stable-Baselines3 (the checkpoint loads
 at its first move).
@@ -7,19 +9,16 @@ at its first move).
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from tris_envs.agents import PPOAgent
 from tris_envs.agents.ppo import load_policy
-from tris_envs.agents.solver_agent import solution_for
 from tris_envs.core.game import Game
-from tris_envs.evaluation import GameRecord, MatchResult, play_match
+from tris_envs.evaluation.match import MatchResult, play_match
+from tris_envs.evaluation.metrics import move_quality
 from tris_envs.games import GAMES
-from tris_envs.training.config import read_toml
 
 
 @dataclass
@@ -29,8 +28,10 @@ class OpponentResult:
     Attributes:
         opponent: The opponent's agent spec.
         match: The match, the checkpoint as agent ``a``.
-        optimal: The checkpoint's moves that keep the solver's game value.
-        judged: The checkpoint's moves judged by the solver (0 where the game has none).
+        optimal: The checkpoint's moves that keep the solver's game value
+            (:attr:`~tris_envs.evaluation.metrics.MoveQuality.value_kept_all`).
+        judged: The checkpoint's moves judged by the solver, forced moves included (0 where
+            the game has none).
     """
 
     opponent: str
@@ -74,32 +75,11 @@ def evaluate_checkpoint(checkpoint: str | Path, game: Game, opponents: Sequence[
                            keep_records=judge)
         result = OpponentResult(opponent, match)
         if judge:
-            result.optimal, result.judged = optimal_moves(game, match.records)
+            quality = move_quality(game, match.records, match.names[0], one_move=False)
+            result.optimal, result.judged = quality.value_kept_all, quality.judged_all
             match.records = []
         results.append(result)
     return results
-
-
-def optimal_moves(game: Game, records: Sequence[GameRecord]) -> tuple[int, int]:
-    """Moves of ``play_match``'s agent ``a`` that keep the solver's value, and all its moves.
-
-    ``records`` are a match's records in order: agent ``a`` sat in seat ``k % 2`` in game
-    ``k``. Each game is replayed from its start position.
-
-    Raises:
-        ValueError: the game has no exact solver.
-    """
-    optimal = judged = 0
-    for k, record in enumerate(records):
-        seat = k % 2
-        state = game.from_notation(record.start)
-        for actor, action in record.moves:
-            if actor == seat:
-                solution, lookup = solution_for(game, state)
-                optimal += action in solution.optimal_actions(lookup)
-                judged += 1
-            state = game.apply(state, action)
-    return optimal, judged
 
 
 def solver_reference(game: Game, n_games: int, seed: int, processes: int = 1) -> float:
@@ -130,21 +110,3 @@ def format_table(results: Sequence[OpponentResult]) -> str:
         lines.append(f"optimal moves over all games: {optimal}/{total} = {optimal / total:.2%} "
                      "(moves keeping the solver's game value)")
     return "\n".join(lines)
-
-
-def game_options_from(config: str | Path | None) -> dict[str, Any]:
-    """The ``game_options`` table of a training config (TOML) or a run's ``config.json``.
-
-    Raises:
-        ValueError: invalid TOML or JSON, or a TOML file on Python 3.10 without ``tomli``.
-        OSError: the file cannot be read.
-    """
-    if config is None:
-        return {}
-    path = Path(config)
-    if path.suffix != ".json":
-        return dict(read_toml(path).get("game_options", {}))
-    try:
-        return dict(json.loads(path.read_text()).get("game_options", {}))
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path}: {error}") from None
