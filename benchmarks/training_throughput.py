@@ -1,6 +1,6 @@
 """Learner throughput of MaskablePPO self-play, against the game's own speed, in one run.
 
-For each game, with its shipped config (``training/configs/<game>.toml``, ``--set``
+For each game, with its shipped config (``tris_envs/training/configs/<game>.toml``, ``--set``
 overrides applied), measures:
 
 * ``env()`` random play: steps per second of the PettingZoo environment
@@ -30,16 +30,15 @@ import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from tris_envs.agents.ppo import shipped_checkpoint
 from tris_envs.benchmark import aec_steps_per_second, env_module
 from tris_envs.evaluation.checkpoint import evaluate_checkpoint
 from tris_envs.games import make_game
+from tris_envs.training.commands import CONFIG_DIR
 from tris_envs.training.config import Config, apply_overrides, default_config, load_config
 from tris_envs.training.train import train
 
-CONFIG_DIR = Path(__file__).resolve().parents[1] / "training" / "configs"
 OLD_ENVS = 2
 """Games of the ``DummyVecEnv`` path (the shipped configs' ``n_envs`` before batching)."""
 

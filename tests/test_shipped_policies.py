@@ -1,10 +1,7 @@
 """The trained policies shipped in ``tris_envs/checkpoints``: small, playable by the ``ppo``
-spec everywhere, and as strong as the README reports (``training/evaluate.py``)."""
+spec everywhere, and as strong as the README reports (``tris-envs evaluate --targets``)."""
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,10 +14,9 @@ from tris_envs.agents import make_agent
 from tris_envs.agents import ppo as ppo_module
 from tris_envs.core.game import resolve_chance
 from tris_envs.games import make_game
+from tris_envs.training.targets import target_report
 
 torch.set_num_threads(1)
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
-import evaluate  # noqa: E402  (training/evaluate.py)
 
 GAMES = ["tris2", "tris1", "tant_fant", "doppia_scelta", "tritoc"]
 
@@ -79,6 +75,5 @@ def test_command_line_evaluates_the_shipped_policy(capsys):
 @pytest.mark.parametrize("game", ["tris1", "tant_fant"])
 def test_shipped_policy_reaches_the_targets(game):
     """The README's figures: no loss against the solver, >= 99% optimal moves (400 games)."""
-    report = evaluate.target_report(ppo_module.shipped_checkpoint(game), game, n_games=400,
-                                    seed=0)
+    report = target_report(ppo_module.shipped_checkpoint(game), game, n_games=400, seed=0)
     assert report and all(met for _, met in report), report

@@ -7,7 +7,6 @@ they assert the targets of the training issue.
 from __future__ import annotations
 
 import csv
-import importlib.util
 import pickle
 import subprocess
 import sys
@@ -21,12 +20,14 @@ pytest.importorskip("sb3_contrib")
 import torch
 from sb3_contrib import MaskablePPO
 
+from tris_envs import cli
 from tris_envs.agents import AGENT_SPECS, PolicyOpponent, PPOAgent, make_agent
 from tris_envs.agents import ppo as ppo_module
 from tris_envs.core.game import resolve_chance
 from tris_envs.envs import SingleAgentEnv
 from tris_envs.evaluation import play_match
 from tris_envs.games import GAMES, make_game
+from tris_envs.training.commands import CONFIG_DIR
 from tris_envs.training.config import (
     Config,
     apply_overrides,
@@ -42,21 +43,19 @@ torch.set_num_threads(1)
 SCRIPTS = Path(__file__).resolve().parents[1] / "training"
 
 
-def load_script(name: str):
-    """``training/<name>.py`` as a module (the scripts are no package)."""
-    spec = importlib.util.spec_from_file_location(f"training_{name}", SCRIPTS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def train_ppo(args: list[str]) -> int:
+    """``tris-envs train ppo ARGS``."""
+    return cli.main(["train", "ppo", *args])
 
 
-train_script = load_script("train")
-evaluate_script = load_script("evaluate")
+def evaluate_ppo(args: list[str]) -> int:
+    """``tris-envs evaluate ARGS``."""
+    return cli.main(["evaluate", *args])
 
 
 def shipped_config(game: str) -> Config:
-    """``training/configs/<game>.toml``, loaded."""
-    return load_config(default_config(game, SCRIPTS / "configs"))
+    """The config shipped in the package for ``game``, loaded."""
+    return load_config(default_config(game, CONFIG_DIR))
 
 
 def tiny_config(game: str) -> Config:
@@ -103,7 +102,7 @@ def test_short_run_saves_loads_and_plays(game, tmp_path):
     weighted = {label for label, w in config.pool.weights.items() if w > 0}
     assert set(run.pool_results) <= weighted and run.pool_results
 
-    # load and play: PPOAgent, the ppo: spec, a match, and training/evaluate.py
+    # load and play: PPOAgent, the ppo: spec, a match, and tris-envs evaluate
     state_game = make_game(game)
     agent = make_agent(f"ppo:{run.final}", np.random.default_rng(0))
     assert isinstance(agent, PPOAgent) and agent.name == "ppo:final"
@@ -115,13 +114,13 @@ def test_short_run_saves_loads_and_plays(game, tmp_path):
     again = play_match(state_game, f"ppo:{run.final}", "random", 2, seed=3)
     assert again.by_seat == result.by_seat
     if game == "tant_fant":
-        assert evaluate_script.main([str(run.best), "--game", game, "--games", "2",
+        assert evaluate_ppo([str(run.best), "--game", game, "--games", "2",
                               "--opponents", "random,solver"]) == 0
 
 
-def test_train_script_command_line(tmp_path, capsys):
+def test_train_ppo_command_line(tmp_path, capsys):
     out = tmp_path / "cli"
-    assert train_script.main(["--game", "tris1", "--timesteps", "256", "--seed", "5", "--out",
+    assert train_ppo(["--game", "tris1", "--timesteps", "256", "--seed", "5", "--out",
                        str(out), "--no-progress", "--n-envs", "2", "--set", "ppo.n_steps=64",
                        "--set", "ppo.batch_size=64", "--set", "eval.games=2",
                        "--set", 'eval.opponents=["random"]', "--set", "eval.every=1000000"]) == 0
@@ -129,10 +128,10 @@ def test_train_script_command_line(tmp_path, capsys):
     assert "trained 256 steps" in printed and (out / "final.zip").is_file()
     assert "of the wall time); opponents' moves: " in printed  # batched: each member's share
     assert '"seed": 5' in (out / "config.json").read_text()
-    assert train_script.main(["--game", "tris1", "--set", "ppo.gama=0.9"]) == 2
+    assert train_ppo(["--game", "tris1", "--set", "ppo.gama=0.9"]) == 2
     assert "unknown config key 'ppo.gama'" in capsys.readouterr().err
-    assert train_script.main(["--game", "tris1", "--config",
-                              str(SCRIPTS / "configs" / "tant_fant.toml")]) == 2
+    assert train_ppo(["--game", "tris1", "--config",
+                              str(CONFIG_DIR / "tant_fant.toml")]) == 2
     assert "--game tris1 but the config trains 'tant_fant'" in capsys.readouterr().err
 
 
@@ -152,25 +151,25 @@ TINY_RUN = ["--game", "tris1", "--timesteps", "256", "--no-progress", "--n-envs"
      "eval.opponents: PPO checkpoint '/nonexistent' not found"),
     (["--set", 'eval.opponents=["ppo:{tmp}/file"]'], "checkpoint '{tmp}/file' cannot be read"),
 ])
-def test_train_script_rejects_bad_input_in_one_line(args, message, tmp_path, capsys):
+def test_train_ppo_rejects_bad_input_in_one_line(args, message, tmp_path, capsys):
     (tmp_path / "file").write_text("not a config, not a checkpoint\n")
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]
     out = ["--out", str(tmp_path / "run")] if "--out" not in args else []
-    assert train_script.main([*TINY_RUN, *out, *args]) == 2
+    assert train_ppo([*TINY_RUN, *out, *args]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("train.py: error: ") and err.count("\n") == 1
+    assert err.startswith("tris-envs train ppo: error: ") and err.count("\n") == 1
     assert message.replace("{tmp}", str(tmp_path)) in err
 
 
-def test_evaluate_script_names_an_unreadable_checkpoint(tmp_path, capsys):
+def test_evaluate_names_an_unreadable_checkpoint(tmp_path, capsys):
     corrupt = tmp_path / "corrupt.zip"
     corrupt.write_bytes(b"PK\x03\x04 truncated")
     for path, message in ((tmp_path / "missing.zip", "PPO checkpoint '{}' not found"),
                           (corrupt, "checkpoint '{}' cannot be read")):
-        assert evaluate_script.main([str(path), "--game", "tris1", "--games", "2",
+        assert evaluate_ppo([str(path), "--game", "tris1", "--games", "2",
                                      "--opponents", "random"]) == 2
         err = capsys.readouterr().err
-        assert err.startswith("evaluate.py: error: ") and message.format(path) in err
+        assert err.startswith("tris-envs evaluate: error: ") and message.format(path) in err
 
 
 @pytest.mark.parametrize("script, args, message", [
@@ -188,7 +187,7 @@ def test_scripts_exit_2_without_a_traceback(script, args, message):
 
 def test_the_package_imports_torch_only_to_train():
     code = ("import sys\n"
-            "import tris_envs.training.config, tris_envs.training.pool\n"
+            "import tris_envs.cli, tris_envs.training.config, tris_envs.training.pool\n"
             "import tris_envs.evaluation.checkpoint, tris_envs.training.targets\n"
             "print(sorted({'torch', 'stable_baselines3', 'sb3_contrib'} & set(sys.modules)))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -196,8 +195,8 @@ def test_the_package_imports_torch_only_to_train():
     assert done.stdout == "[]\n"
 
 
-def test_evaluate_script_prints_a_table(tris1_model, capsys):
-    assert evaluate_script.main([str(tris1_model), "--game", "tris1", "--games", "4",
+def test_evaluate_prints_a_table(tris1_model, capsys):
+    assert evaluate_ppo([str(tris1_model), "--game", "tris1", "--games", "4",
                           "--opponents", "random,greedy,solver"]) == 0
     out = capsys.readouterr().out
     assert "| opponent | games | wins | draws | losses | score | 95% interval | optimal moves |" \
@@ -205,20 +204,20 @@ def test_evaluate_script_prints_a_table(tris1_model, capsys):
     assert "| greedy | 4 |" in out and "optimal moves over all games:" in out
     assert "the solver's own score against the solver in the same games" in out
     assert "training targets" not in out
-    assert evaluate_script.main([str(tris1_model), "--game", "tris1", "--games", "2",
+    assert evaluate_ppo([str(tris1_model), "--game", "tris1", "--games", "2",
                           "--opponents", "random,solver", "--targets"]) == 0
     out = capsys.readouterr().out
     assert "training targets:\n  no loss against solver: " in out
     assert "optimal moves >= 99%: " in out
-    assert evaluate_script.main([str(tris1_model), "--game", "tris2", "--games", "2",
+    assert evaluate_ppo([str(tris1_model), "--game", "tris2", "--games", "2",
                           "--opponents", "random"]) == 2
     assert "expects observations of shape (3, 3, 2)" in capsys.readouterr().err
-    assert evaluate_script.main(["missing.zip", "--game", "tris1"]) == 2
+    assert evaluate_ppo(["missing.zip", "--game", "tris1"]) == 2
     capsys.readouterr()
-    assert evaluate_script.main([str(tris1_model), "--game", "tris1", "--games", "2", "--no-judge",
+    assert evaluate_ppo([str(tris1_model), "--game", "tris1", "--games", "2", "--no-judge",
                           "--opponents", "solver"]) == 0
     assert "optimal moves" not in capsys.readouterr().out
-    assert game_options_from(SCRIPTS / "configs" / "tritoc.toml") == {}
+    assert game_options_from(CONFIG_DIR / "tritoc.toml") == {}
 
 
 # ----- the opponent pool ---------------------------------------------------------------------

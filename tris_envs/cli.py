@@ -1,4 +1,5 @@
-"""The ``tris-envs`` command line: play, eval, tournament, replay, bench, train, watch."""
+"""The ``tris-envs`` command line: play, eval, tournament, replay, bench, train, evaluate,
+watch."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from tris_envs.agents.factory import AGENT_HELP
 from tris_envs.core.errors import brief
 from tris_envs.core.options import parse_options
 from tris_envs.games import GAMES as REGISTRY
+from tris_envs.training.commands import add_evaluate_arguments
 from tris_envs.watch import DESCRIPTION as WATCH_DESCRIPTION
 
 if TYPE_CHECKING:
@@ -112,12 +114,18 @@ def _parser() -> argparse.ArgumentParser:
                        help="instead: the JAX games at batch 1, 64 and 1,024 beside Pgx's "
                             "tic_tac_toe and connect_four (needs the jax extra)")
     train = commands.add_parser(
-        "train", help="train a network: tris-envs train az --help",
+        "train", help="train a network: tris-envs train ppo|az --help",
         description="Train a network; the arguments after the learner are its own "
-                    "(tris-envs train az --help lists them).")
-    train.add_argument("learner", choices=["az"],
-                       help="az: the AlphaZero learner in JAX (training/alphazero.py)")
+                    "(tris-envs train ppo --help lists them).")
+    train.add_argument("learner", choices=["ppo", "az"],
+                       help="ppo: MaskablePPO with self-play (needs the train extra); az: the "
+                            "AlphaZero learner in JAX (needs the jax and train extras)")
     train.add_argument("arguments", nargs=argparse.REMAINDER, help="the learner's arguments")
+    checkpoint = commands.add_parser(
+        "evaluate", help="a PPO checkpoint against the baselines, both seats",
+        description="Score a MaskablePPO checkpoint (tris-envs train ppo) against "
+                    "baselines, both seats, and judge its moves where a solver exists.")
+    add_evaluate_arguments(checkpoint)
     watch = commands.add_parser("watch", help=WATCH_DESCRIPTION, description=WATCH_DESCRIPTION)
     watch.add_argument("--games", type=_at_least(1), default=200,
                        help="games in the match (default 200)")
@@ -155,10 +163,18 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command == "train" and args.learner == "ppo":
+        from tris_envs.training.commands import train_main
+
+        return train_main(args.arguments, prog="tris-envs train ppo")
     if args.command == "train":
         from tris_envs.alphazero.train import main as train_az
 
         return train_az(args.arguments, prog=f"tris-envs train {args.learner}")
+    if args.command == "evaluate":
+        from tris_envs.training.commands import evaluate
+
+        return evaluate(args, "tris-envs evaluate")
     previous = signal.signal(signal.SIGTERM, _stop)
     try:
         _run(args, parser)

@@ -11,10 +11,10 @@ tournaments and ``tris-envs play`` take it like the baselines::
 
 A policy is read from either of two files:
 
-- a ``MaskablePPO`` zip (``model.save``; ``training/train.py`` writes ``final.zip``,
+- a ``MaskablePPO`` zip (``model.save``; ``tris-envs train ppo`` writes ``final.zip``,
   ``best.zip`` and the checkpoints), which also holds the optimizer state to resume training;
 - a policy file (``.pt``, :func:`export_policy`, i.e. SB3's ``policy.save``): the network
-  and its spaces only, about a third of the zip. ``training/train.py`` writes ``final.pt``
+  and its spaces only, about a third of the zip. ``tris-envs train ppo`` writes ``final.pt``
   and ``best.pt``; the checkpoints shipped in ``tris_envs/checkpoints/<game>.pt``
   (:func:`shipped_checkpoint`) are such files.
 
@@ -79,7 +79,7 @@ def _checkpoint_path(path: str | Path) -> Path:
     resolved = Path(path).expanduser().resolve()
     if not resolved.is_file():
         raise FileNotFoundError(f"PPO checkpoint {str(path)!r} not found (a .zip written by "
-                                "MaskablePPO.save or training/train.py, or a .pt policy "
+                                "MaskablePPO.save or tris-envs train ppo, or a .pt policy "
                                 "written by export_policy)")
     return resolved
 
@@ -94,7 +94,7 @@ def shipped_checkpoint(game: str) -> Path:
     if not path.is_file():
         have = ", ".join(sorted(p.stem for p in SHIPPED_DIR.glob("*.pt"))) or "none"
         raise FileNotFoundError(f"no trained policy is shipped for {game!r} (shipped: {have}); "
-                                "train one with training/train.py and pass ppo:<path>")
+                                "train one with tris-envs train ppo and pass ppo:<path>")
     return path
 
 
@@ -128,7 +128,7 @@ def _load_file(path: Path, shown: str) -> MaskableActorCriticPolicy:
         raise CheckpointError(
             f"checkpoint {shown!r} cannot be read ({type(error).__name__}: "
             f"{str(error)[:200] or 'no detail'}); expected a .zip from MaskablePPO.save or "
-            "training/train.py, or a .pt from export_policy") from None
+            "tris-envs train ppo, or a .pt from export_policy") from None
 
 
 def _load(source: Path | io.BytesIO) -> MaskableActorCriticPolicy:

@@ -1,4 +1,4 @@
-"""Self-play training of ``MaskablePPO`` agents: the pieces behind ``training/train.py``.
+"""Self-play training of ``MaskablePPO`` agents: the pieces behind ``tris-envs train ppo``.
 
 - :mod:`tris_envs.training.config`: the typed config (TOML tables as dataclasses), checked up
   front;
@@ -9,7 +9,9 @@
   many such games stepped together, the opponents' network moves batched (needs the train
   extra);
 - :mod:`tris_envs.training.targets`: the training targets per game and their check;
-- :mod:`tris_envs.training.train`: the training loop (needs the train extra).
+- :mod:`tris_envs.training.train`: the training loop (needs the train extra);
+- :mod:`tris_envs.training.commands`: ``tris-envs train ppo`` and ``tris-envs evaluate``, with
+  the shipped configs in ``tris_envs/training/configs/``.
 
 Only :mod:`~tris_envs.training.train` and :mod:`~tris_envs.training.batched` import PyTorch
 and Stable-Baselines3 when imported; the other modules load them, if at all, when a policy is

@@ -1,11 +1,11 @@
 """Training configs: TOML tables read into dataclasses and checked before training starts.
 
-A config file sets some keys of :class:`Config` (``training/configs/tant_fant.toml`` shows
-them all); the others keep their defaults. Every value is checked when read, and a bad one
-raises ``ValueError`` naming the key and what it may be (``ppo.gamma=5: must be a number in
-[0, 1]``)::
+A config file sets some keys of :class:`Config` (the shipped
+``tris_envs/training/configs/tant_fant.toml`` shows them all); the others keep their
+defaults. Every value is checked when read, and a bad one raises ``ValueError`` naming the key
+and what it may be (``ppo.gamma=5: must be a number in [0, 1]``)::
 
-    config = load_config("training/configs/tris1.toml")
+    config = load_config("tris_envs/training/configs/tris1.toml")
     config = apply_overrides(config, ["ppo.ent_coef=0.02", 'eval.opponents=["random"]'])
     config.ppo.ent_coef     # 0.02
 
