@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --upgrade pip
 	# CPU-only PyTorch: see tools/torch_index.py (TORCH_INDEX=auto|cpu|default|<url>)
 	TORCH_ARGS="$$($(PYTHON) tools/torch_index.py)" && $(BIN)/pip install $$TORCH_ARGS torch==2.13.0
-	$(BIN)/pip install -e ".[train,render,dev,docs,distributed,rllib,jax]"
+	$(BIN)/pip install -e ".[train,render,dev,docs,distributed,rllib,jax,openspiel]"
 	touch $(STAMP)
 
 DEMO_RUN := runs/demo

@@ -1,0 +1,263 @@
+"""The games inside OpenSpiel (tris_envs.integrations.openspiel, docs/openspiel.md).
+
+OpenSpiel's own ``random_sim_test`` on every game and option set of the registry, lockstep
+games against the AEC environments, the setups' chance nodes against the core's draws,
+serialization, parameters.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+openspiel = pytest.importorskip("tris_envs.integrations.openspiel")
+
+from tris_envs.core.game import CHANCE, TERMINAL  # noqa: E402
+from tris_envs.games import GAMES, make_game  # noqa: E402
+
+CASES = [(name, options) for name, spec in GAMES.items() for options in spec.option_sets]
+IDS = [" ".join([name, *(f"{k}={v}"[:24] for k, v in options.items())])
+       for name, options in CASES]
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_every_option_is_a_parameter_with_the_cores_default(name: str) -> None:
+    game_type = openspiel.GAME_TYPES[name]
+    core = make_game(name)
+    assert game_type.short_name == f"tris_envs_{name}"
+    assert set(game_type.parameter_specification) == set(core.OPTIONS)
+    loaded = pyspiel.load_game(f"tris_envs_{name}")
+    assert loaded.core.options() == core.options()
+    assert loaded.num_distinct_actions() == core.info.num_actions
+    assert loaded.max_game_length() == core.info.max_moves
+    assert loaded.observation_tensor_shape() == list(core.info.observation_shape)
+
+
+@pytest.mark.parametrize(("name", "options"), CASES, ids=IDS)
+def test_openspiel_random_sim_test(name: str, options: dict) -> None:
+    game = openspiel.load(name, **options)
+    assert game.core.options() == make_game(name, **options).options()
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+def test_parameters_in_the_game_string() -> None:
+    game = pyspiel.load_game("tris_envs_tris2(max_side=4)")
+    assert game.core.max_side == 4
+    assert pyspiel.load_game("tris_envs_tris2").core.max_side is None
+    gates = ("4,1,S", "0,2,N", "4,3,S", "0,2,N")
+    doppia = pyspiel.load_game("tris_envs_doppia_scelta", {"gates": " ".join(gates)})
+    assert doppia.core.gates == gates
+    assert openspiel.load("doppia_scelta", gates=gates).core.gates == gates
+    numbers = GAMES["tritoc"].option_sets[3]["layout"]
+    layout = openspiel.parameters("tritoc", layout=numbers)["layout"]
+    assert len(layout) == 81
+    assert pyspiel.load_game(f"tris_envs_tritoc(layout={layout})").core.layout == numbers
+
+
+@pytest.mark.parametrize(("text", "error", "says"), [
+    ("tris_envs_tris2(max_side=2)", ValueError, "max_side=2 must be None"),
+    ("tris_envs_tris2(setup=placement,fair=True)", ValueError, "needs setup='random'"),
+    ("tris_envs_tant_fant(stalemate=win)", ValueError, "'draw', 'loss'"),
+    ("tris_envs_tritoc(layout=spiral)", ValueError, "'ordered', 'magic', 'random'"),
+    ("tris_envs_tris2(max_sid=4)", pyspiel.SpielError, "Unknown parameter 'max_sid'"),
+    ("tris_envs_tris1(max_moves=x)", pyspiel.SpielError, "Wrong type for parameter"),
+])
+def test_a_bad_parameter_is_a_clear_error(text: str, error: type, says: str) -> None:
+    with pytest.raises(error, match=says):
+        pyspiel.load_game(text)
+
+
+def test_the_game_types() -> None:
+    tris1 = pyspiel.load_game("tris_envs_tris1").get_type()
+    assert tris1.chance_mode == pyspiel.GameType.ChanceMode.DETERMINISTIC
+    assert tris1.utility == pyspiel.GameType.Utility.ZERO_SUM
+    assert tris1.information == pyspiel.GameType.Information.PERFECT_INFORMATION
+    assert tris1.dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+    for text in ("tris_envs_tris2", "tris_envs_doppia_scelta", "tris_envs_tritoc"):
+        assert (pyspiel.load_game(text).get_type().chance_mode
+                == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC)
+    for text in ("tris_envs_tris2(setup=placement)", "tris_envs_doppia_scelta(setup=coloring)"):
+        assert (pyspiel.load_game(text).get_type().chance_mode
+                == pyspiel.GameType.ChanceMode.DETERMINISTIC)
+    points = pyspiel.load_game("tris_envs_tritoc(reward=points)")
+    assert points.get_type().utility == pyspiel.GameType.Utility.GENERAL_SUM
+    assert points.get_type().reward_model == pyspiel.GameType.RewardModel.REWARDS
+
+
+def sample_setup(state, rng: np.random.Generator) -> None:
+    """Play the setup's chance nodes as the core draws them: ``rng.integers(n)``."""
+    while state.is_chance_node() and state.game_state is None:
+        outcomes = state.chance_outcomes()
+        assert [p for _, p in outcomes] == [1 / len(outcomes)] * len(outcomes)
+        state.apply_action(int(rng.integers(len(outcomes))))
+
+
+@pytest.mark.parametrize("options", [{}, {"max_side": 4}, {"fair": True}],
+                         ids=["random", "max_side=4", "fair"])
+def test_tris2_setup_chance_nodes_are_the_cores_draws(options: dict) -> None:
+    game = openspiel.load("tris2", **options)
+    for seed in range(4):
+        state = game.new_initial_state()
+        sample_setup(state, np.random.default_rng(seed))
+        assert state.game_state == game.core.initial_state(np.random.default_rng(seed))
+        assert state.current_player() == 0
+
+
+def test_tritoc_random_layout_is_one_uniform_permutation_per_field() -> None:
+    game = openspiel.load("tritoc", layout="random")
+    state = game.new_initial_state()
+    sizes = []
+    rng = np.random.default_rng(0)
+    while state.game_state is None:
+        sizes.append(len(state.chance_outcomes()))
+        state.apply_action(int(rng.integers(sizes[-1])))
+    assert sizes == list(range(9, 1, -1)) * 9
+    core = game.core
+    assert core.current_player(state.game_state) == CHANCE          # the dice come next
+    assert state.chance_outcomes() == core.chance_outcomes(state.game_state)
+
+
+def test_doppia_scelta_setup_redraws_boards_with_a_path() -> None:
+    game = openspiel.load("doppia_scelta")
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        state = game.new_initial_state()
+        draws = 0
+        while state.game_state is None:
+            assert len(state.chance_outcomes()) == 3
+            state.apply_action(int(rng.integers(3)))
+            draws += 1
+        assert draws % 25 == 0
+        board = game.core.to_notation(state.game_state).split()[0]
+        assert game.core.path_owner(board.replace("/", "")) is None
+
+
+def lockstep(name: str, options: dict, seed: int) -> int:
+    """Play one random game on the AEC env and the OpenSpiel game side by side; return
+    the plies played. The env starts from the OpenSpiel game's start (after its setup);
+    at dice the OpenSpiel game takes the outcome the env rolled."""
+    game = openspiel.load(name, **options)
+    core = game.core
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    sample_setup(state, rng)
+    env = importlib.import_module(GAMES[name].env_module).raw_env(**options)
+    env.reset(seed=seed, options={"position": core.to_notation(state.game_state)})
+
+    def follow_dice() -> None:
+        """Take the outcomes the env rolled (the outcomes are the core's)."""
+        while state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            assert outcomes == core.chance_outcomes(state.game_state)
+            match = [o for o, _ in outcomes if core.apply(state.game_state, o) == env.game_state]
+            assert len(match) == 1
+            state.apply_action(match[0])
+
+    follow_dice()
+    totals = np.zeros(2)
+    plies = 0
+    while True:
+        done = all(env.terminations.values()) or all(env.truncations.values())
+        assert state.is_terminal() == done
+        if done and core.current_player(state.game_state) == CHANCE:
+            # cut at max_moves before the dice; the env rolled them, then truncated
+            assert env.game_state in [core.apply(state.game_state, o)
+                                      for o, _ in core.chance_outcomes(state.game_state)]
+            break
+        assert env.game_state == state.game_state
+        for player, agent in enumerate(env.possible_agents):
+            observation = np.reshape(state.observation_tensor(player),
+                                     core.info.observation_shape)
+            assert np.array_equal(observation, env.observe(agent)["observation"])
+        if done:
+            break
+        player = state.current_player()
+        assert env.agent_selection == env.possible_agents[player]
+        mask = env.observe(env.agent_selection)["action_mask"]
+        legal = state.legal_actions()
+        assert legal == list(np.flatnonzero(mask))
+        assert state.legal_actions_mask() == list(mask)
+        action = legal[int(rng.integers(len(legal)))]
+        assert state.action_to_string(player, action) == core.action_name(state.game_state,
+                                                                          action)
+        env.step(action)
+        state.apply_action(action)
+        follow_dice()
+        paid = np.array(state.rewards())
+        totals += paid
+        plies += 1
+        assert [env.rewards[agent] for agent in env.possible_agents] == pytest.approx(paid)
+    assert state.returns() == pytest.approx(totals)
+    truncated = core.current_player(state.game_state) != TERMINAL
+    assert all(env.truncations.values()) == truncated
+    assert plies <= core.info.max_moves
+    assert plies == core.info.max_moves or not truncated
+    return plies
+
+
+@pytest.mark.parametrize(("name", "options"), CASES, ids=IDS)
+def test_lockstep_with_the_environment(name: str, options: dict) -> None:
+    plies = [lockstep(name, options, seed) for seed in range(2)]
+    assert min(plies) > 0
+
+
+@pytest.mark.parametrize("name", ["tris2", "tritoc", "doppia_scelta", "tant_fant"])
+def test_lockstep_through_truncation(name: str) -> None:
+    plies = [lockstep(name, {"max_moves": 7}, seed) for seed in range(4)]
+    assert 7 in plies and max(plies) == 7
+
+
+def play_randomly(state, plies: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    for _ in range(plies):
+        if state.is_terminal():
+            return
+        if state.is_chance_node():
+            outcomes, probabilities = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probabilities)))
+        else:
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.integers(len(legal)))])
+
+
+@pytest.mark.parametrize(("text", "plies"), [
+    ("tris_envs_tris2", 1), ("tris_envs_tris2", 30), ("tris_envs_tritoc(layout=random)", 40),
+    ("tris_envs_tritoc", 150), ("tris_envs_doppia_scelta(setup=coloring)", 30),
+    ("tris_envs_tant_fant(repetition_draw=True)", 40)])
+def test_serialization_round_trips(text: str, plies: int) -> None:
+    game = pyspiel.load_game(text)
+    state = game.new_initial_state()
+    play_randomly(state, plies, seed=plies)
+    again = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))[1]
+    assert again.game_state == state.game_state
+    assert again.plies == state.plies
+    assert again.history() == state.history()
+    assert again.returns() == state.returns()
+    assert again.is_terminal() == state.is_terminal()
+    if not state.is_terminal():
+        assert again.legal_actions() == state.legal_actions()
+
+
+def test_state_from_a_position_string() -> None:
+    game = pyspiel.load_game("tris_envs_tant_fant")
+    state = game.state_from_position("BBB/.W./W.W b")
+    assert str(state) == game.core.render_text(game.core.from_notation("BBB/.W./W.W b"))
+    assert state.current_player() == 1
+    assert state.observation_string(0) == "BBB/.W./W.W b"
+    near_the_end = game.state_from_position("BBB/.W./W.W b", plies=99)
+    near_the_end.apply_action(near_the_end.legal_actions()[0])
+    assert near_the_end.is_terminal() and near_the_end.returns() == [0.0, 0.0]
+
+
+def test_tritoc_chance_nodes_are_the_cores() -> None:
+    game = pyspiel.load_game("tris_envs_tritoc(dice=equal)")
+    state = game.new_initial_state()
+    assert state.is_chance_node()
+    assert state.chance_outcomes() == game.core.chance_outcomes(state.game_state)
+    assert sum(p for _, p in state.chance_outcomes()) == pytest.approx(1.0)
+    names = [state.action_to_string(pyspiel.PlayerId.CHANCE, o)
+             for o, _ in state.chance_outcomes()]
+    assert names == ["roll: no playable sum, pass"] + [f"roll {s}" for s in range(3, 12)]
