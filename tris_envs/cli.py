@@ -130,6 +130,13 @@ def _parser() -> argparse.ArgumentParser:
     watch.add_argument("--games", type=_at_least(1), default=200,
                        help="games in the match (default 200)")
     watch.add_argument("--seed", type=_at_least(0), default=0, help="seed (default 0)")
+    serve = commands.add_parser(
+        "serve", help="play and watch every game in the browser (docs/web.md)",
+        description="A local web app: play any game against any agent, or watch two agents; "
+                    "hints, undo, records. Open the address it prints.")
+    serve.add_argument("--port", type=_at_least(0), default=8000, help="port (default 8000)")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1: this machine only)")
     return parser
 
 
@@ -230,6 +237,10 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
         from tris_envs.watch import main as watch
 
         watch(["--games", str(args.games), "--seed", str(args.seed)])
+    elif args.command == "serve":
+        from tris_envs.web import serve
+
+        serve(args.host, args.port)
     elif args.command == "play":
         from tris_envs.play import play_session
 

@@ -1,0 +1,373 @@
+"""``tris-envs serve``: the server's routes, and the page played in a real browser.
+
+The server tests run in-process on a free port. The browser tests drive Debian's
+chromium (``/usr/bin/chromium``; ``.ci/run`` installs it) headless through the DevTools
+protocol over a pipe (``--remote-debugging-pipe``): nothing is downloaded and no Python
+package beyond the standard library is needed. Clicks are real mouse events at the
+buttons' places. With ``TRIS_ENVS_WEB_SCREENSHOTS=<folder>`` the per-game test saves a
+picture of each game's page there (docs/pictures/web_<game>.png come from
+``TRIS_ENVS_WEB_SCREENSHOTS=docs/pictures pytest -m slow tests/test_web.py``).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tris_envs.cli import main
+from tris_envs.evaluation.records import GameRecord, replay
+from tris_envs.games import GAMES, make_game
+from tris_envs.web import make_server
+from tris_envs.web.session import Session
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    app = make_server("127.0.0.1", 0)
+    thread = threading.Thread(target=app.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{app.server_address[1]}"
+    app.shutdown()
+    app.server_close()
+
+
+def request(base: str, path: str, body: Any = None) -> tuple[int, Any]:
+    """``(status, decoded JSON or text)`` of a GET (``body`` None) or a JSON POST."""
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(base + path, data=data, method="GET" if body is None
+                                 else "POST", headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as response:
+            status, raw, kind = response.status, response.read(), response.headers
+    except urllib.error.HTTPError as error:
+        status, raw, kind = error.code, error.read(), error.headers
+    text = raw.decode()
+    return status, json.loads(text) if kind["Content-Type"] == "application/json" else text
+
+
+# ----- the server ----------------------------------------------------------------------
+def test_page_and_assets_are_served_by_the_package(server: str) -> None:
+    status, page = request(server, "/")
+    assert status == 200 and '<script src="/static/app.js">' in page
+    assert "http" not in page.replace("http://www.w3.org", "")     # nothing from a CDN
+    for name in ("app.js", "app.css"):
+        status, text = request(server, f"/static/{name}")
+        assert status == 200 and len(text) > 100 and "://" not in text
+    assert request(server, "/static/../server.py")[0] == 404
+    status, catalogue = request(server, "/api/games")
+    assert [game["name"] for game in catalogue["games"]] == list(GAMES)
+
+
+def test_a_game_against_an_agent_to_its_end_then_the_record_replays(server: str) -> None:
+    status, view = request(server, "/api/new", {"game": "tris1", "seats": ["human", "random"],
+                                                "seed": 3})
+    assert status == 200 and view["human_to_move"] and len(view["legal"]) == 9
+    assert view["svg"].startswith("<svg") and view["status"] == "X to move (/ = empty die)"
+    key = view["id"]
+    while view["to_move"] >= 0:
+        if view["human_to_move"]:
+            status, view = request(server, f"/api/session/{key}/move",
+                                   {"action": view["legal"][0]["action"]})
+        else:
+            status, view = request(server, f"/api/session/{key}/agent", {})
+        assert status == 200
+    assert view["result"] and len(view["moves"]) >= 5
+    status, text = request(server, f"/api/session/{key}/record")
+    record = GameRecord.from_json(text)
+    assert make_game("tris1").to_notation(replay(make_game("tris1"), record)) == view["position"]
+    assert record.players == ["human", "random"] and record.returns != (0.0, 0.0) or \
+        view["result"] == "draw"
+    status, opened = request(server, "/api/open", {"text": text})
+    assert status == 200 and opened["position"] == view["position"]
+    assert opened["id"] != key and len(opened["moves"]) == len(view["moves"])
+
+
+def test_bad_requests_get_a_message_and_a_4xx(server: str) -> None:
+    cases = [("/api/new", {"game": "chess"}, 400, "unknown game"),
+             ("/api/new", {"game": "tant_fant", "seats": ["human", "mtcs"]}, 400,
+              "unknown agent spec"),
+             ("/api/new", {"game": "tant_fant", "options": ["stalemate=lose"]}, 400,
+              "choose one of 'draw', 'loss'"),
+             ("/api/new", {"game": "tant_fant", "seats": ["human", "ppo:/no/such.zip"]}, 400,
+              "no/such.zip"),
+             ("/api/session/nope/move", {"action": 1}, 404, "no such game"),
+             ("/api/open", {"text": "{}"}, 400, "no game record")]
+    for path, body, code, words in cases:
+        status, answer = request(server, path, body)
+        assert (status, words in answer["error"]) == (code, True), (path, answer)
+    _, view = request(server, "/api/new", {"game": "tant_fant", "seats": ["human", "greedy"]})
+    key = view["id"]
+    status, answer = request(server, f"/api/session/{key}/move", {"action": 0})
+    assert status == 400 and "illegal" in answer["error"]
+    status, answer = request(server, f"/api/session/{key}/agent", {})
+    assert status == 400 and "yours to move" in answer["error"]
+    status, answer = request(server, f"/api/session/{key}/undo", {})
+    assert status == 400 and "nothing to undo" in answer["error"]
+    assert request(server, f"/api/session/{key}", None)[1]["moves"] == []   # unchanged
+
+
+def test_hints_solver_values_and_mcts_shares(server: str) -> None:
+    _, view = request(server, "/api/new", {"game": "tant_fant", "seats": ["human", "solver"]})
+    status, hint = request(server, f"/api/session/{view['id']}/hint", {})
+    assert status == 200 and hint["source"] == "solver"
+    assert {move["name"] for move in hint["moves"]} == {m["name"] for m in view["legal"]}
+    assert max(move["value"] for move in hint["moves"]) == 0      # the start is a draw
+    session = Session.new("tritoc", seats=("human", "random"), seed=1)
+    hint = session.hint()
+    assert hint["source"].startswith("mcts:")
+    assert sum(move["share"] for move in hint["moves"]) == pytest.approx(1.0)
+
+
+def test_undo_goes_back_to_the_persons_turn_and_swap_hands_over_the_seat() -> None:
+    session = Session.new("tant_fant", seats=("human", "greedy"), seed=0)
+    start = session.view()["position"]
+    session.play(session.view()["legal"][0]["action"])
+    session.agent_move()
+    assert len(session.record.moves) == 2 and session.view()["human_to_move"]
+    session.undo()
+    assert session.view()["position"] == start and session.record.moves == []
+    session.swap()
+    assert session.seats == ["greedy", "human"] and not session.view()["human_to_move"]
+    session.agent_move()
+    session.resign(1)
+    assert session.view()["result"] == "human (seat 1) resigned: greedy wins"
+    assert GameRecord.from_json(session.record_line()).returns == (1.0, -1.0)
+
+
+def test_agents_report_their_own_evaluation() -> None:
+    session = Session.new("tant_fant", seats=("solver", "mcts:50"), seed=0)
+    session.agent_move()
+    assert session.evaluation == "solver: draw"
+    session.agent_move()
+    assert session.evaluation.startswith("mcts:50: ") and "simulations" in session.evaluation
+
+
+def test_serve_refuses_a_port_out_of_range(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["serve", "--port", "70000"])
+    assert stop.value.code == 2 and "not a port number" in capsys.readouterr().err
+
+
+# ----- the page in chromium ------------------------------------------------------------
+class Browser:
+    """Headless chromium driven through the DevTools protocol on a pipe."""
+
+    def __init__(self, profile: Path) -> None:
+        assert CHROMIUM is not None
+        reader, self._to_browser = os.pipe()
+        self._from_browser, writer = os.pipe()
+        self.process = subprocess.Popen(
+            ["nice", "-n", "19", CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+             "--remote-debugging-pipe", f"--user-data-dir={profile}", "--no-first-run",
+             "--disable-extensions", "--disable-background-networking", "about:blank"],
+            close_fds=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=lambda: _pipe_fds(reader, writer))   # close_fds would close 3 and 4
+        os.close(reader)
+        os.close(writer)
+        self._buffer = b""
+        self._next = 0
+        target = self.command("Target.createTarget", url="about:blank")["targetId"]
+        self.session = self.command("Target.attachToTarget", targetId=target,
+                                    flatten=True)["sessionId"]
+        self.page("Page.enable")
+        self.page("Emulation.setDeviceMetricsOverride", width=1100, height=900,
+                  deviceScaleFactor=1, mobile=False)
+
+    def command(self, method: str, session: str | None = None, **params: Any) -> Any:
+        self._next += 1
+        message: dict[str, Any] = {"id": self._next, "method": method, "params": params}
+        if session:
+            message["sessionId"] = session
+        os.write(self._to_browser, json.dumps(message).encode() + b"\0")
+        while True:
+            while b"\0" not in self._buffer:
+                chunk = os.read(self._from_browser, 1 << 16)
+                if not chunk:
+                    raise RuntimeError("chromium closed the pipe")
+                self._buffer += chunk
+            raw, _, self._buffer = self._buffer.partition(b"\0")
+            reply = json.loads(raw)
+            if reply.get("id") == self._next:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+
+    def page(self, method: str, **params: Any) -> Any:
+        return self.command(method, self.session, **params)
+
+    def js(self, expression: str) -> Any:
+        result = self.page("Runtime.evaluate", expression=expression, returnByValue=True,
+                           awaitPromise=True)
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def wait(self, expression: str, timeout: float = 60.0) -> Any:
+        """The value of ``expression`` once it is truthy (polled; the page works async)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = self.js(expression)
+            if value:
+                return value
+            time.sleep(0.05)
+        error = self.js("document.getElementById('error').textContent")
+        raise AssertionError(f"waited {timeout} s for {expression}; page error: {error!r}")
+
+    def click(self, selector: str) -> None:
+        """A real mouse click in the middle of the element ``selector``."""
+        box = self.js(f"(() => {{ const e = document.querySelector({json.dumps(selector)});"
+                      " if (!e) return null; e.scrollIntoView({block: 'center'});"
+                      " const r = e.getBoundingClientRect();"
+                      " return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+        assert box is not None, f"no element {selector}"
+        for kind in ("mousePressed", "mouseReleased"):
+            self.page("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1],
+                      button="left", clickCount=1)
+
+    def close(self) -> None:
+        try:
+            self.command("Browser.close")
+        except (RuntimeError, OSError):
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        os.close(self._to_browser)
+        os.close(self._from_browser)
+
+
+def _pipe_fds(reader: int, writer: int) -> None:
+    """In chromium's process: its DevTools pipe on fds 3 (commands in) and 4 (replies out)."""
+    high_reader, high_writer = os.dup(reader), os.dup(writer)   # neither is 3 or 4 now
+    os.dup2(high_reader, 3)
+    os.dup2(high_writer, 4)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (apt-get install chromium; .ci/run does)")
+    chromium = Browser(tmp_path_factory.mktemp("chromium"))
+    yield chromium
+    chromium.close()
+
+
+MOVES = "document.querySelectorAll('#moves li').length"
+RESULT = "document.getElementById('result').textContent"
+POSITION = "document.getElementById('position').textContent"
+READY = (f"({RESULT} !== '' || document.getElementById('first-step') !== null) && "
+         "document.getElementById('thinking').hidden")
+
+
+def play_in_browser(browser: Browser, server: str, game: str, tmp_path: Path,
+                    seed: int) -> None:
+    """A person (seat 0) against ``random``, all by clicks: a hint, a move, undo, the game
+    to its end, the record downloaded, replayed here, and opened in the page again."""
+    browser.page("Page.navigate", url=f"{server}/?game={game}&seat0=human&seat1=random"
+                                      f"&seed={seed}")
+    browser.wait(f"typeof view !== 'undefined' && view !== null && view.game === '{game}' "
+                 f"&& location.search.includes('game={game}') && ({READY})")
+    legal = browser.js("document.querySelectorAll('#first-step button').length")
+    browser.click("#hint")
+    hinted = browser.wait("document.querySelectorAll('#hint-list li').length")
+    assert hinted >= legal >= 1
+    shots = os.environ.get("TRIS_ENVS_WEB_SCREENSHOTS")
+    if shots:
+        picture = browser.page("Page.captureScreenshot", format="png")["data"]
+        Path(shots, f"web_{game}.png").write_bytes(base64.b64decode(picture))
+    before = browser.js(MOVES)
+    first_position = browser.js(POSITION)
+    browser.click("#first-step button")
+    if browser.js("document.getElementById('second-step') !== null"):
+        browser.click("#second-step button")
+    browser.wait(f"{MOVES} > {before} && ({READY})")
+    browser.click("#undo")
+    browser.wait(f"{MOVES} === {before} && ({READY})")
+    assert browser.js(POSITION) == first_position
+    for _ in range(1000):
+        if browser.js(RESULT):
+            break
+        count = browser.js(MOVES)
+        browser.click("#first-step button:last-child")
+        if browser.js("document.getElementById('second-step') !== null"):
+            browser.click("#second-step button")
+        browser.wait(f"{MOVES} > {count} && ({READY})")
+    final = browser.js(POSITION)
+    assert browser.js(RESULT), "the game did not end"
+    downloads = tmp_path / game
+    downloads.mkdir()
+    browser.command("Browser.setDownloadBehavior", behavior="allow",
+                    downloadPath=str(downloads))
+    browser.click("#download")
+    saved = downloads / f"{game}.jsonl"
+    deadline = time.monotonic() + 30
+    while not saved.is_file() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    record = GameRecord.from_json(saved.read_text())
+    rules = make_game(game, **record.options)
+    assert rules.to_notation(replay(rules, record)) == final
+    played = browser.js("view.id")
+    browser.page("Page.reload")
+    browser.wait("typeof view !== 'undefined' && view !== null && "
+                 f"view.id !== '{played}' && ({READY})")
+    document = browser.page("DOM.getDocument")["root"]["nodeId"]
+    node = browser.page("DOM.querySelector", nodeId=document, selector="#open")["nodeId"]
+    browser.page("DOM.setFileInputFiles", nodeId=node, files=[str(saved)])
+    browser.wait(f"{POSITION} === {json.dumps(final)} && {MOVES} === {len(record.moves)}")
+
+
+def test_browser_plays_tris1_to_the_end(browser: Browser, server: str,
+                                        tmp_path: Path) -> None:
+    play_in_browser(browser, server, "tris1", tmp_path, seed=1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", list(GAMES))
+def test_browser_plays_every_game_to_the_end(browser: Browser, server: str, tmp_path: Path,
+                                             game: str) -> None:
+    play_in_browser(browser, server, game, tmp_path, seed=2)
+
+
+def test_a_thinking_agent_holds_up_no_other_game(server: str) -> None:
+    _, slow = request(server, "/api/new", {"game": "tant_fant", "seats": ["mcts:2s", "human"]})
+    _, other = request(server, "/api/new", {"game": "tris1", "seats": ["human", "random"]})
+    answers: list[Any] = []
+    thinking = threading.Thread(target=lambda: answers.append(
+        request(server, f"/api/session/{slow['id']}/agent", {})))
+    thinking.start()
+    status, view = request(server, f"/api/session/{other['id']}/move", {"action": 4})
+    assert status == 200 and view["moves"][0]["name"] == "1,1"
+    assert thinking.is_alive()                   # the search of 2 s is still running
+    thinking.join()
+    assert answers[0][0] == 200 and len(answers[0][1]["moves"]) == 1
+
+
+def test_browser_watches_two_agents(browser: Browser, server: str) -> None:
+    browser.page("Page.navigate", url=f"{server}/?game=tant_fant&seat0=greedy&seat1=random"
+                                      "&seed=4")
+    browser.wait("typeof view !== 'undefined' && view !== null && view.game === 'tant_fant'"
+                 " && !document.getElementById('watch').hidden")
+    browser.click("#pause")
+    browser.wait("document.getElementById('thinking').hidden")
+    paused_at = browser.js(MOVES)
+    assert browser.js(RESULT) == "" and browser.js(MOVES) == paused_at
+    browser.js("document.getElementById('speed').value = 0")
+    browser.click("#pause")
+    browser.wait(RESULT)
+    assert browser.js(MOVES) > paused_at

@@ -1,0 +1,14 @@
+"""The browser app of ``tris-envs serve``: play and watch every game against every agent.
+
+:mod:`tris_envs.web.server` answers the page's requests (standard library only),
+:mod:`tris_envs.web.session` holds one game per page, and :mod:`tris_envs.web.svg` draws
+each game's own picture (``Game.draw``) as SVG. The page (``static/``) is plain HTML,
+JavaScript and CSS served by the package; it knows no rules: the server sends the legal
+moves in each game's notation. See docs/web.md.
+"""
+
+from tris_envs.web.server import make_server, serve
+from tris_envs.web.session import Session
+from tris_envs.web.svg import SvgCanvas, draw_svg
+
+__all__ = ["Session", "SvgCanvas", "draw_svg", "make_server", "serve"]

@@ -1,0 +1,282 @@
+"""``tris-envs serve``: the browser app's HTTP server (standard library only).
+
+The page (``static/``: HTML, JavaScript, CSS; no build step, nothing from the network) talks
+JSON to these routes:
+
+=============================================  ==================================================
+``GET /``                                      the page
+``GET /static/<file>``                         its script and style sheet
+``GET /api/games``                             the games, their options and defaults, agent specs
+``POST /api/new``                              ``{game, options: ["name=value"], seats, seed}``
+``POST /api/open``                             ``{text, seats}``: a session at a record's end
+``GET /api/session/<id>``                      the session's view (picture, legal moves, ...)
+``POST /api/session/<id>/move``                ``{action}``: a person's move
+``POST /api/session/<id>/agent``               the agent to move plays (its search may take time)
+``POST /api/session/<id>/undo``                take back to the last position a person moved in
+``POST /api/session/<id>/resign``              ``{seat}``
+``POST /api/session/<id>/swap``                the seats change players
+``POST /api/session/<id>/hint``                every legal move's value
+``GET /api/session/<id>/record``               the game record, one JSON line (``.jsonl``)
+=============================================  ==================================================
+
+Each request runs in its own thread (:class:`~http.server.ThreadingHTTPServer`), so an
+agent thinking in one game holds up no other page. Sessions are independent (one per
+``/api/new``), kept in memory, the oldest dropped beyond :data:`MAX_SESSIONS`. A request
+the rules or the agent factory refuse (an illegal move, an unknown spec, a bad option)
+is answered ``400`` with ``{"error": message}``; an unknown session ``404``; a move that
+raced an agent's search ``409``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from typing import Any
+
+from tris_envs.agents.factory import AGENT_HELP
+from tris_envs.core.errors import brief
+from tris_envs.games import GAMES
+from tris_envs.web.session import HUMAN, Conflict, Session
+
+MAX_SESSIONS = 200
+"""Sessions kept in memory; beyond it the least recently used is dropped."""
+MAX_BODY = 1 << 20
+"""Largest request body accepted (bytes): a record of the longest game fits."""
+STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+                ".css": "text/css; charset=utf-8"}
+
+
+class RequestError(Exception):
+    """A request the server refuses with ``status`` and a message for the page."""
+
+    def __init__(self, status: HTTPStatus, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class Sessions:
+    """The server's sessions by id, least recently used dropped beyond ``limit``."""
+
+    def __init__(self, limit: int = MAX_SESSIONS) -> None:
+        self.limit = limit
+        self._items: OrderedDict[str, Session] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, session: Session) -> Session:
+        """Keep ``session``; return it."""
+        with self._lock:
+            self._items[session.id] = session
+            while len(self._items) > self.limit:
+                self._items.popitem(last=False)
+        return session
+
+    def get(self, key: str) -> Session:
+        """The session ``key``; :class:`RequestError` 404 if there is none."""
+        with self._lock:
+            session = self._items.get(key)
+            if session is None:
+                raise RequestError(HTTPStatus.NOT_FOUND, "no such game on this server (it "
+                                   "was restarted, or the game is too old): start a new game")
+            self._items.move_to_end(key)
+        return session
+
+
+def games_catalogue() -> dict[str, Any]:
+    """What the page's setup form offers: each game's options with their defaults (as
+    the ``name=value`` text ``tris-envs play --option`` takes) and the agent specs."""
+    games = []
+    for spec in GAMES.values():
+        options = {name: _option_text(value) for name, value in spec.game_class.OPTIONS.items()}
+        games.append({"name": spec.name, "title": spec.title, "options": options,
+                      "solvable": spec.solvable})
+    return {"games": games, "human": HUMAN, "agent_help": AGENT_HELP}
+
+
+def _option_text(value: Any) -> str:
+    return value if isinstance(value, str) else repr(value)
+
+
+class Handler(BaseHTTPRequestHandler):
+    """Routes the page's requests to :class:`~tris_envs.web.session.Session` methods."""
+
+    sessions: Sessions
+    server_version = "tris-envs"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the server prints its address, not every request."""
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        self._respond(self._get)
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        self._respond(self._post)
+
+    # ----- routes --------------------------------------------------------------------
+    def _get(self) -> Any:
+        path = self.path.split("?", 1)[0]
+        if path in ("/", "/index.html"):
+            return _Static("index.html")
+        if path.startswith("/static/"):
+            return _Static(path[len("/static/"):])
+        if path == "/api/games":
+            return games_catalogue()
+        parts = path.split("/")
+        if len(parts) == 4 and parts[:3] == ["", "api", "session"]:
+            return self.sessions.get(parts[3]).view()
+        if len(parts) == 5 and parts[:3] == ["", "api", "session"] and parts[4] == "record":
+            session = self.sessions.get(parts[3])
+            return _Download(session.record_line(), f"{session.game.info.name}.jsonl")
+        raise RequestError(HTTPStatus.NOT_FOUND, f"no page {brief(path)}")
+
+    def _post(self) -> Any:
+        path = self.path.split("?", 1)[0]
+        body = self._body()
+        if path == "/api/new":
+            seats = body.get("seats", [HUMAN, "mcts"])
+            options = body.get("options", [])
+            if not (isinstance(options, list) and all(isinstance(o, str) for o in options)):
+                raise ValueError(f"options must be a list of name=value texts, got "
+                                 f"{brief(options)}")
+            seed = body.get("seed")
+            return self.sessions.add(Session.new(str(body.get("game")), options,
+                                                 _seats(seats), seed)).view()
+        if path == "/api/open":
+            text = body.get("text")
+            if not isinstance(text, str):
+                raise ValueError("open: send the record file's text")
+            return self.sessions.add(Session.open(text, _seats(body.get("seats",
+                                                                         [HUMAN, HUMAN])))).view()
+        parts = path.split("/")
+        if len(parts) != 5 or parts[:3] != ["", "api", "session"]:
+            raise RequestError(HTTPStatus.NOT_FOUND, f"no action {brief(path)}")
+        session, verb = self.sessions.get(parts[3]), parts[4]
+        if verb == "hint":
+            return session.hint()
+        actions: dict[str, Callable[[], None]] = {
+            "move": lambda: session.play(body.get("action")),
+            "agent": session.agent_move,
+            "undo": session.undo,
+            "resign": lambda: session.resign(body.get("seat")),
+            "swap": session.swap,
+        }
+        if verb not in actions:
+            raise RequestError(HTTPStatus.NOT_FOUND, f"no action {brief(verb)}")
+        actions[verb]()
+        return session.view()
+
+    # ----- plumbing ------------------------------------------------------------------
+    def _body(self) -> dict[str, Any]:
+        try:
+            length = int(self.headers.get("Content-Length", "0"))
+        except ValueError:
+            raise RequestError(HTTPStatus.BAD_REQUEST, "bad Content-Length") from None
+        if length > MAX_BODY:
+            raise RequestError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                               f"request of {length} bytes; at most {MAX_BODY}")
+        raw = self.rfile.read(length) if length > 0 else b"{}"
+        try:
+            body = json.loads(raw)
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            raise RequestError(HTTPStatus.BAD_REQUEST, "the request is not JSON") from None
+        if not isinstance(body, dict):
+            raise RequestError(HTTPStatus.BAD_REQUEST, "the request must be a JSON object")
+        return body
+
+    def _respond(self, route: Callable[[], Any]) -> None:
+        try:
+            result = route()
+        except RequestError as error:
+            self._send_json(error.status, {"error": str(error)})
+        except Conflict as error:
+            self._send_json(HTTPStatus.CONFLICT, {"error": str(error)})
+        except (ValueError, FileNotFoundError, ImportError) as error:
+            self._send_json(HTTPStatus.BAD_REQUEST, {"error": str(error)})
+        else:
+            if isinstance(result, (_Static, _Download)):
+                result.send(self)
+            else:
+                self._send_json(HTTPStatus.OK, result)
+
+    def _send_json(self, status: HTTPStatus, data: Any) -> None:
+        self.send_bytes(status, json.dumps(data).encode(), "application/json")
+
+    def send_bytes(self, status: HTTPStatus, payload: bytes, content_type: str,
+                   headers: dict[str, str] | None = None) -> None:
+        """Answer with ``payload``; no caching, so a new version of the page is seen."""
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(payload)))
+        self.send_header("Cache-Control", "no-store")
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+class _Static:
+    """A file of the package's ``static`` folder."""
+
+    def __init__(self, name: str) -> None:
+        suffix = name[name.rfind("."):] if "." in name else ""
+        if "/" in name or name.startswith(".") or suffix not in STATIC_TYPES:
+            raise RequestError(HTTPStatus.NOT_FOUND, f"no file {brief(name)}")
+        resource = resources.files("tris_envs.web") / "static" / name
+        if not resource.is_file():
+            raise RequestError(HTTPStatus.NOT_FOUND, f"no file {brief(name)}")
+        self.payload = resource.read_bytes()
+        self.content_type = STATIC_TYPES[suffix]
+
+    def send(self, handler: Handler) -> None:
+        handler.send_bytes(HTTPStatus.OK, self.payload, self.content_type)
+
+
+class _Download:
+    """A game record sent as a file to save."""
+
+    def __init__(self, text: str, filename: str) -> None:
+        self.payload = text.encode()
+        self.filename = filename
+
+    def send(self, handler: Handler) -> None:
+        handler.send_bytes(HTTPStatus.OK, self.payload, "application/x-ndjson",
+                           {"Content-Disposition": f'attachment; filename="{self.filename}"'})
+
+
+def _seats(value: Any) -> tuple[str, str]:
+    if not (isinstance(value, list) and len(value) == 2
+            and all(isinstance(seat, str) and seat.strip() for seat in value)):
+        raise ValueError(f"seats must be two of 'human' or an agent spec, got {brief(value)}")
+    return (value[0].strip(), value[1].strip())
+
+
+def make_server(host: str = "127.0.0.1", port: int = 8000) -> ThreadingHTTPServer:
+    """The app's server bound to ``host:port`` (port 0: a free port), not yet serving.
+
+    Raises:
+        ValueError: ``port`` is out of range.
+        OSError: the address is in use or cannot be bound.
+    """
+    if not 0 <= port <= 65535:
+        raise ValueError(f"port {port} is not a port number (0 to 65535)")
+    handler = type("AppHandler", (Handler,), {"sessions": Sessions()})
+    server = ThreadingHTTPServer((host, port), handler)
+    server.daemon_threads = True
+    return server
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
+    """Serve the app until interrupted (Ctrl-C), printing its address."""
+    server = make_server(host, port)
+    print(f"tris-envs serve: http://{host}:{server.server_port}/ (Ctrl-C stops)", flush=True)
+    if host not in ("127.0.0.1", "localhost"):
+        print(f"tris-envs serve: listening on {host}: other machines can reach this app",
+              flush=True)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()

@@ -1,0 +1,423 @@
+"""One game in the browser app: the position, its history, the seats, hints and records.
+
+A :class:`Session` holds everything one page (one tab) plays: the rules core with its
+options, who sits in each seat (``"human"`` or an agent spec of
+:func:`~tris_envs.agents.make_agent`), the state, and the game record in the harness's
+format (:class:`~tris_envs.evaluation.records.GameRecord`), so a downloaded game opens in
+``tris-envs replay`` and back in the page. The rules core says what is legal and how each
+move is written; the page only shows what :meth:`Session.view` returns.
+
+Every method that changes the session takes its lock, so requests from one page are
+applied in order; an agent's search runs outside the lock (:meth:`Session.agent_move`),
+so the page can still be read while the agent thinks.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tris_envs.agents import MCTSAgent, SolverAgent, make_agent
+from tris_envs.agents.protocol import Agent
+from tris_envs.agents.solver_agent import solution_for
+from tris_envs.core.errors import brief
+from tris_envs.core.game import CHANCE, TERMINAL, Game, sample_outcome, seeded_generator
+from tris_envs.core.options import parse_options
+from tris_envs.evaluation.records import GameRecord, replay_steps
+from tris_envs.games import GAMES, game_spec, make_game
+from tris_envs.play import HINT_SIMULATIONS
+from tris_envs.web.svg import draw_svg
+
+HUMAN = "human"
+"""The seat value for a person playing in the page."""
+
+
+class Conflict(ValueError):
+    """The position changed while an agent was thinking (an undo or a new move)."""
+
+
+@dataclass
+class _Ply:
+    """What undo restores: the state before a player's move and the record's length then."""
+
+    state: Any
+    moves: int
+    evaluation: str
+
+
+@dataclass
+class Session:
+    """One game played in the page.
+
+    Attributes:
+        game: The rules core with the session's options.
+        seats: ``"human"`` or an agent spec per seat.
+        agents: The agent of each seat (``None`` for a person).
+        rng: Draws the dice and seeds the agents.
+        state: The current position (a player to move, or the end).
+        record: The game so far, chance outcomes included.
+        move_names: Each recorded move in the game's notation.
+        history: One entry per player move, for undo.
+        resigned: The seat that resigned, if one did.
+        evaluation: The last agent's own evaluation of its move ("" if it has none).
+        id: The session's key in the server.
+    """
+
+    game: Game
+    seats: list[str]
+    agents: list[Agent | None]
+    rng: np.random.Generator
+    state: Any
+    record: GameRecord
+    move_names: list[str] = field(default_factory=list)
+    history: list[_Ply] = field(default_factory=list)
+    resigned: int | None = None
+    evaluation: str = ""
+    id: str = field(default_factory=lambda: secrets.token_urlsafe(12))
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    # ----- construction ------------------------------------------------------------
+    @classmethod
+    def new(cls, game: str, options: list[str] | None = None,
+            seats: tuple[str, str] = (HUMAN, "mcts"), seed: int | None = None) -> Session:
+        """A new game.
+
+        Args:
+            game: A game name of the registry (``"tant_fant"``).
+            options: ``name=value`` strings, as ``tris-envs play --option`` takes them.
+            seats: ``"human"`` or an agent spec for seat 0 (moves first) and seat 1.
+            seed: Seed of the dice, the setup and the agents (``None``: fresh entropy).
+
+        Raises:
+            ValueError: an unknown game, option, option value or agent spec.
+            FileNotFoundError: an agent file that does not exist, or no network shipped.
+            ImportError: a ``ppo`` agent without the ``train`` extra.
+        """
+        rules = make_game(game, **parse_options(options))
+        rng = np.random.default_rng() if seed is None else seeded_generator(seed)
+        agents = _agents(rules, seats, rng)
+        state = rules.initial_state(rng)
+        record = GameRecord(rules.info.name, rules.options(), _names(agents),
+                            rules.to_notation(state))
+        session = cls(rules, list(seats), agents, rng, state, record)
+        session._resolve_chance()
+        return session
+
+    @classmethod
+    def open(cls, text: str, seats: tuple[str, str] = (HUMAN, HUMAN)) -> Session:
+        """A session at the end of a recorded game (a line of a records file or a
+        record's JSON), every move checked by replaying it; the moves can be undone.
+
+        Raises:
+            ValueError: not a game record, or one that does not replay.
+        """
+        record = _parse_record(text)
+        game = make_game(record.game, **record.options)
+        rng = np.random.default_rng()
+        agents = _agents(game, seats, rng)
+        steps = list(replay_steps(game, record))
+        session = cls(game, list(seats), agents, rng, steps[0][0],
+                      GameRecord(record.game, record.options, list(record.players),
+                                 record.start))
+        for state, actor, action in steps[1:]:
+            if actor >= 0:
+                session.history.append(_Ply(session.state, len(session.record.moves), ""))
+            session._append(actor, action, state)
+        return session
+
+    # ----- what the page shows -------------------------------------------------------
+    def to_move(self) -> int:
+        """The seat to move, or :data:`~tris_envs.core.game.TERMINAL` when the game is
+        over (finished, resigned or at its ply limit)."""
+        if self.resigned is not None or self.truncated():
+            return TERMINAL
+        return self.game.current_player(self.state)
+
+    def truncated(self) -> bool:
+        """Whether the game stopped unfinished at its ply limit (``max_moves``)."""
+        return (self.game.current_player(self.state) != TERMINAL
+                and len(self.history) >= self.game.info.max_moves)
+
+    def view(self) -> dict[str, Any]:
+        """Everything the page draws: picture, status, legal moves, move list, result."""
+        game, state = self.game, self.state
+        mover = self.to_move()
+        legal = game.legal_actions(state) if mover >= 0 else []
+        return {
+            "id": self.id, "game": game.info.name, "title": GAMES[game.info.name].title,
+            "options": _json_options(game.options()), "seats": self.seats,
+            "players": self.record.players, "position": game.to_notation(state),
+            "svg": draw_svg(game, state), "status": _status(game, state),
+            "to_move": mover, "human_to_move": mover >= 0 and self.agents[mover] is None,
+            "legal": [{"action": int(a), "name": game.action_name(state, a)} for a in legal],
+            "moves": [{"actor": actor, "name": name}
+                      for (actor, _), name in zip(self.record.moves, self.move_names)],
+            "result": self.result(), "evaluation": self.evaluation,
+            "can_undo": bool(self.history),
+        }
+
+    def result(self) -> str:
+        """How the game ended, in words ("" while it goes on)."""
+        players = self.record.players
+        if self.resigned is not None:
+            return (f"{players[self.resigned]} (seat {self.resigned}) resigned: "
+                    f"{players[1 - self.resigned]} wins")
+        if self.truncated():
+            return f"stopped after {len(self.history)} plies (max_moves): a draw"
+        if self.game.current_player(self.state) != TERMINAL:
+            return ""
+        first, second = self.game.returns(self.state)
+        if first == second:
+            return "draw"
+        winner = 0 if first > second else 1
+        return f"{players[winner]} (seat {winner}) wins"
+
+    def record_line(self) -> str:
+        """The game record as one line of JSON (a ``--records`` journal line)."""
+        record = self.record
+        if self.to_move() == TERMINAL:
+            if self.resigned is not None:
+                record.returns = (-1.0, 1.0) if self.resigned == 0 else (1.0, -1.0)
+            elif self.truncated():
+                record.returns, record.truncated = (0.0, 0.0), True
+            else:
+                first, second = self.game.returns(self.state)
+                record.returns = (float(first), float(second))
+        return record.to_json() + "\n"
+
+    # ----- moves ---------------------------------------------------------------------
+    def play(self, action: Any) -> None:
+        """A person's move.
+
+        Raises:
+            ValueError: the game is over, an agent is to move, or the move is illegal
+                (:class:`~tris_envs.core.errors.IllegalActionError`, saying why).
+        """
+        with self.lock:
+            mover = self._mover()
+            if self.agents[mover] is not None:
+                raise ValueError(f"seat {mover} is played by {self.seats[mover]}, not by you")
+            if type(action) is not int:
+                raise ValueError(f"a move is an action number, got {brief(action)}")
+            self._move(mover, action, "")
+
+    def agent_move(self) -> None:
+        """The move of the agent to move (its search runs without the lock).
+
+        Raises:
+            ValueError: the game is over or a person is to move.
+            Conflict: the position changed during the search.
+        """
+        with self.lock:
+            mover = self._mover()
+            agent, state, plies = self.agents[mover], self.state, len(self.history)
+            if agent is None:
+                raise ValueError(f"seat {mover} is yours to move")
+        action, evaluation = _act(agent, self.game, state)
+        with self.lock:
+            if self.state is not state or len(self.history) != plies:
+                raise Conflict("the position changed while the agent was thinking")
+            self._move(mover, action, f"{agent.name}: {evaluation}" if evaluation else "")
+
+    def undo(self) -> None:
+        """Take back a resignation, else the moves back to the last position where a
+        person was to move (both seats agents: one move). ``ValueError`` when there is
+        nothing to undo."""
+        with self.lock:
+            if self.resigned is not None:
+                self.resigned = None
+                return
+            if not self.history:
+                raise ValueError("nothing to undo: no move has been played")
+            humans = {seat for seat, agent in enumerate(self.agents) if agent is None}
+            ply = self.history.pop()
+            while (humans and self.history
+                   and self.game.current_player(ply.state) not in humans):
+                ply = self.history.pop()
+            self.state, self.evaluation = ply.state, ply.evaluation
+            del self.record.moves[ply.moves:], self.record.positions[ply.moves:]
+            del self.move_names[ply.moves:]
+            self.record.returns, self.record.truncated = (0.0, 0.0), False
+
+    def resign(self, seat: Any) -> None:
+        """``seat`` gives up; ``ValueError`` if the game is over or ``seat`` is no seat."""
+        with self.lock:
+            self._mover()
+            if seat not in (0, 1):
+                raise ValueError(f"seat must be 0 or 1, got {brief(seat)}")
+            self.resigned = seat
+
+    def swap(self) -> None:
+        """The two seats change players (a person takes the agent's side)."""
+        with self.lock:
+            self.seats.reverse()
+            self.agents.reverse()
+            self.record.players.reverse()
+
+    def hint(self) -> dict[str, Any]:
+        """The value of every legal move for the player to move.
+
+        With an exact solver (:attr:`~tris_envs.games.GameSpec.solvable`): each move's
+        result under perfect play (+1, 0, -1) and the plies to the end; otherwise the
+        share of the visits of an MCTS search of
+        :data:`~tris_envs.play.HINT_SIMULATIONS` simulations that went to each move.
+
+        Raises:
+            ValueError: the game is over.
+        """
+        with self.lock:
+            mover, state = self._mover(), self.state
+        game = self.game
+        if GAMES[game.info.name].solvable:
+            try:
+                return {"source": "solver",
+                        "moves": [_solved_move(game, state, mover, a)
+                                  for a in game.legal_actions(state)]}
+            except ValueError:
+                pass                        # a phase the solver does not cover
+        search = MCTSAgent(HINT_SIMULATIONS, rng=self.rng)
+        visits = search.visit_counts(search.search(game, state))
+        total = sum(visits.values()) or 1
+        return {"source": f"mcts:{HINT_SIMULATIONS}",
+                "moves": [{"action": int(a), "name": game.action_name(state, a),
+                           "share": visits.get(a, 0) / total}
+                          for a in game.legal_actions(state)]}
+
+    # ----- internals -----------------------------------------------------------------
+    def _mover(self) -> int:
+        mover = self.to_move()
+        if mover == TERMINAL:
+            raise ValueError("the game is over: start a new game or undo")
+        return mover
+
+    def _move(self, mover: int, action: int, evaluation: str) -> None:
+        after = self.game.apply(self.state, action)       # IllegalActionError says why
+        self.history.append(_Ply(self.state, len(self.record.moves), self.evaluation))
+        self._append(mover, action, after)
+        self.evaluation = evaluation
+        self._resolve_chance()
+
+    def _append(self, actor: int, action: int, after: Any) -> None:
+        game, before = self.game, self.state
+        name = (_status(game, after) if actor == CHANCE      # Tritoc: "White rolled 7: ..."
+                else game.action_name(before, action))
+        self.record.moves.append((int(actor), int(action)))
+        self.record.positions.append(game.to_notation(after))
+        self.move_names.append(name)
+        self.state = after
+
+    def _resolve_chance(self) -> None:
+        while self.game.current_player(self.state) == CHANCE:
+            outcome = sample_outcome(self.game.chance_outcomes(self.state), self.rng.random())
+            self._append(CHANCE, outcome, self.game.apply(self.state, outcome))
+
+
+def _agents(game: Game, seats: tuple[str, str] | list[str],
+            rng: np.random.Generator) -> list[Agent | None]:
+    """The agents of the seats, their networks loaded now so a missing file is reported
+    when the game is set up, not at the agent's first move."""
+    if len(seats) != 2 or not all(isinstance(seat, str) for seat in seats):
+        raise ValueError(f"seats must be two of 'human' or an agent spec, got {brief(seats)}")
+    agents: list[Agent | None] = []
+    for seat in seats:
+        if seat == HUMAN:
+            agents.append(None)
+            continue
+        agent = make_agent(seat, rng)
+        for load in ("policy_for", "network_for"):
+            if hasattr(agent, load):
+                getattr(agent, load)(game)
+        agents.append(agent)
+    return agents
+
+
+def _names(agents: list[Agent | None]) -> list[str]:
+    return [HUMAN if agent is None else agent.name for agent in agents]
+
+
+def _act(agent: Agent, game: Game, state: Any) -> tuple[int, str]:
+    """The agent's move and, where it has one, its own evaluation of the position."""
+    legal = game.legal_actions(state)
+    if isinstance(agent, MCTSAgent) and len(legal) > 1:
+        root = agent.search(game, state)            # what act() does, keeping the tree
+        action = agent.best_action(root)
+        chosen = next(child for child in root.children if child.action == action)
+        if root.proven is not None:
+            return action, f"proven {_outcome(root.proven)}"
+        share = chosen.visits / max(1, sum(child.visits for child in root.children))
+        return action, (f"{share:.0%} of {agent.last_simulations} simulations, "
+                        f"mean return {chosen.value:+.2f}")
+    if isinstance(agent, SolverAgent):
+        value, plies = agent.evaluate(game, state)
+        return agent.act(game, state), _solved(value, plies)
+    action = int(agent.act(game, state))
+    if hasattr(agent, "network_for"):
+        _, values = agent.network_for(game).evaluate([state])
+        return action, f"network value {float(values[0]):+.2f}"
+    return action, ""
+
+
+def _solved_move(game: Game, state: Any, mover: int, action: int) -> dict[str, Any]:
+    """A move's result under perfect play for ``mover``; ``ValueError`` if unsolved."""
+    child = game.apply(state, action)
+    if game.current_player(child) == TERMINAL:
+        value = int(np.sign(game.returns(child)[mover]))
+        plies = 1 if value else -1
+    else:
+        solution, lookup = solution_for(game, child)
+        value = solution.value(lookup, mover)
+        plies = int(solution.plies[solution.row(lookup)])
+        plies = plies + 1 if plies >= 0 else plies
+    return {"action": int(action), "name": game.action_name(state, action), "value": value,
+            "text": _solved(value, plies)}
+
+
+def _status(game: Game, state: Any) -> str:
+    """The status line under the game's text board (who moves, the roll, the result)."""
+    return game.render_text(state).rsplit("\n", 1)[-1]
+
+
+def _outcome(value: int) -> str:
+    return {1: "win", 0: "draw", -1: "loss"}[value]
+
+
+def _solved(value: int, plies: int) -> str:
+    """``"win in 3 plies"``, ``"draw"``, ``"loss in 4 plies"``."""
+    if value == 0 or plies < 0:
+        return _outcome(value)
+    return f"{_outcome(value)} in {plies} plies"
+
+
+def _json_options(options: dict[str, Any]) -> dict[str, Any]:
+    return {name: list(value) if isinstance(value, tuple) else value
+            for name, value in options.items()}
+
+
+def _parse_record(text: str) -> GameRecord:
+    """The first game record in ``text``: a record's JSON, a journal line, or a JSON list."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        raise ValueError("the file is empty: open a game record (.jsonl)")
+    items: list[Any] = []
+    for line in lines if not text.lstrip().startswith("[") else [text]:
+        try:
+            item = json.loads(line)
+        except (json.JSONDecodeError, RecursionError) as error:
+            raise ValueError(f"not a game record: {brief(str(error), 120)}") from None
+        items.extend(item if isinstance(item, list) else [item])
+    for item in items:
+        if isinstance(item, dict) and "record" in item:          # a journal entry
+            data = item["record"]
+            return (GameRecord.from_json(data) if isinstance(data, str)
+                    else GameRecord.from_data(data))
+        if isinstance(item, dict) and "moves" in item:
+            record = GameRecord.from_data(item)
+            game_spec(record.game)
+            return record
+    raise ValueError("no game record in the file (a line of tris-envs eval --records, or "
+                     "the page's download)")
