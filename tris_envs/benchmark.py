@@ -74,10 +74,20 @@ def core_steps_per_second(game: Game, steps: int, seed: int = 0) -> float:
 
 
 def baseline_env() -> Any:
-    """PettingZoo's ``tictactoe_v3.env()`` (its import warns about the old API)."""
+    """PettingZoo's ``tictactoe_v3.env()`` (its import warns about the old API).
+
+    Raises:
+        ImportError: pygame is missing (the module imports it): names the ``render`` extra.
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        from pettingzoo.classic import tictactoe_v3
+        try:
+            from pettingzoo.classic import tictactoe_v3
+        except ImportError as error:
+            if error.name != "pygame":
+                raise
+            raise ImportError("the baseline, PettingZoo's tictactoe_v3, imports pygame: "
+                              "pip install 'tris_envs[render]'") from error
     return tictactoe_v3.env()
 
 

@@ -49,8 +49,11 @@ def play_session(game: Game, opponent: str, human_seat: int, seed: int | None = 
     """
     rng = np.random.default_rng() if seed is None else seeded_generator(seed)
     agent = make_agent(opponent, rng)
-    for load in ("policy_for", "network_for"):           # ppo and az: load before the board
+    # ppo and az: load before the board, once the file is known to exist (a missing one is
+    # refused without the loading line)
+    for find, load in (("checkpoint_for", "policy_for"), ("network_file", "network_for")):
         if hasattr(agent, load):
+            getattr(agent, find)(game)
             write(f"loading the {agent.name} network ...")
             getattr(agent, load)(game)
     state = resolve_chance(game, game.initial_state(rng), rng)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -92,7 +92,7 @@ def shipped_network(game: Game) -> Path:
             return path
     have = ", ".join(sorted(p.stem for p in SHIPPED_DIR.glob("az_*.npz"))) or "none"
     raise FileNotFoundError(f"no AlphaZero network is shipped for {game.info.name!r} (shipped: "
-                            f"{have}); train one with training/alphazero.py and pass "
+                            f"{have}); train one with tris-envs train az and pass "
                             "az:<path>")
 
 
@@ -126,7 +126,7 @@ class AZAgent:
                              "leaves per network call; 1 for no batching)")
         if isinstance(network, (str, Path)) and not Path(network).is_file():
             raise FileNotFoundError(f"AlphaZero network {str(network)!r} not found (an .npz "
-                                    "written by training/alphazero.py)")
+                                    "written by tris-envs train az)")
         self.network = network
         self.simulations = simulations
         self.rng = rng if rng is not None else np.random.default_rng()
@@ -137,11 +137,22 @@ class AZAgent:
         budget = "" if simulations == DEFAULT_SIMULATIONS and not source else f":{simulations}"
         self.name = f"az{source}{budget}"
 
+    def network_file(self, game: Game) -> Path | None:
+        """The file of the network that plays ``game`` (its own, else the shipped one), not
+        read; ``None`` for a network in memory.
+
+        Raises:
+            FileNotFoundError: no network was given and none is shipped for ``game``.
+        """
+        if isinstance(self.network, Network):
+            return None
+        return shipped_network(game) if self.network is None else Path(self.network)
+
     def network_for(self, game: Game) -> Network:
         """The network that plays ``game`` (loaded once per process and file)."""
-        if isinstance(self.network, Network):
-            return self.network
-        path = shipped_network(game) if self.network is None else Path(self.network)
+        path = self.network_file(game)
+        if path is None:
+            return cast(Network, self.network)
         key = (str(path.resolve()), repr(sorted(game.options().items())))
         return _NETWORKS.get(key, lambda: load(path, game))
 
