@@ -5,8 +5,8 @@ chromium (``/usr/bin/chromium``; ``.ci/run`` installs it) headless through the D
 protocol over a pipe (``--remote-debugging-pipe``): nothing is downloaded and no Python
 package beyond the standard library is needed. Clicks are real mouse events at the
 buttons' places. With ``TRIS_ENVS_WEB_SCREENSHOTS=<folder>`` the per-game test saves a
-picture of each game's page there (docs/pictures/web_<game>.png come from
-``TRIS_ENVS_WEB_SCREENSHOTS=docs/pictures pytest -m slow tests/test_web.py``).
+picture of each game's page there, after its hint (docs/screenshots/web_<game>.png come
+from ``TRIS_ENVS_WEB_SCREENSHOTS=docs/screenshots pytest -m slow tests/test_web.py``).
 """
 
 from __future__ import annotations
