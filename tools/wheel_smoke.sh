@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The package as a pip user gets it: build the sdist and the wheel (python -m build), check
+# them with twine, install the wheel with its train extra into a fresh virtual environment
+# outside the repository (CPU-only PyTorch chosen by tools/torch_index.py, as the Makefile
+# does) and use it there: every environment created and played to the end, the Gymnasium
+# ids, tris-envs eval with the shipped az and ppo agents, a tiny tris-envs train ppo run
+# with the shipped config and tris-envs evaluate of its checkpoint, the train commands'
+# --help, and tris-envs bench naming the extra it lacks.
+#
+# Usage: tools/wheel_smoke.sh            (from anywhere; needs only python3 and an index)
+#   PYTHON=python3.12 tools/wheel_smoke.sh   the interpreter of both virtual environments
+#   KEEP=1 tools/wheel_smoke.sh              keep the work folder (printed at the start)
+#   TORCH_INDEX=cpu|default|auto|<url>       as for make (tools/torch_index.py)
+# Needs only package indexes: build and twine come into a virtual environment of their own.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+PYTHON="${PYTHON:-python3}"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/tris_envs_wheel.XXXXXX")"
+if [ -z "${KEEP:-}" ]; then trap 'rm -rf "$WORK"' EXIT; fi
+echo "wheel_smoke: working in $WORK"
+step() { echo "wheel_smoke: $* ($(date +%T))"; }
+
+step "build and twine check"
+"$PYTHON" -m venv "$WORK/tools"
+"$WORK/tools/bin/pip" install -q build twine
+"$WORK/tools/bin/python" -m build --outdir "$WORK/dist" "$ROOT" >"$WORK/build.log" 2>&1 \
+    || { cat "$WORK/build.log"; exit 1; }
+"$WORK/tools/bin/twine" check --strict "$WORK"/dist/*
+WHEEL="$(ls "$WORK"/dist/tris_envs-*.whl)"
+
+step "install $(basename "$WHEEL")[train] into a fresh environment"
+"$PYTHON" -m venv "$WORK/env"
+BIN="$WORK/env/bin"
+"$BIN/pip" install -q --upgrade pip
+TORCH_ARGS="$("$PYTHON" "$ROOT/tools/torch_index.py")"
+# shellcheck disable=SC2086  # TORCH_ARGS is empty or "--index-url URL"
+"$BIN/pip" install -q $TORCH_ARGS "torch==2.13.0"
+"$BIN/pip" install -q "$WHEEL[train]"
+
+# everything below runs outside the checkout, on the installed package only
+cd "$WORK"
+export SDL_VIDEODRIVER=dummy
+step "every environment created and played"
+"$BIN/python" - <<'EOF'
+import gymnasium
+import numpy as np
+
+import tris_envs
+from tris_envs.games import GAMES
+
+assert "site-packages" in tris_envs.__file__, tris_envs.__file__
+rng = np.random.default_rng(0)
+for name, spec in GAMES.items():
+    env = tris_envs.make_env(name, render_mode="ansi")
+    env.reset(seed=1)
+    plies = 0
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        if termination or truncation:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        plies += 1
+    assert plies > 0 and env.render(), name
+    single = gymnasium.make(spec.gymnasium_id)
+    single.reset(seed=2)
+    print(f"{name}: a game of {plies} plies; {spec.gymnasium_id} made")
+EOF
+step "tris-envs eval with the shipped az and ppo agents"
+"$BIN/tris-envs" eval tant_fant az solver --games 2
+"$BIN/tris-envs" eval tris1 ppo random --games 4
+step "tris-envs train ppo (a few hundred steps, the shipped config) and tris-envs evaluate"
+"$BIN/tris-envs" train ppo --game tris1 --timesteps 256 --n-envs 2 --no-progress \
+    --out "$WORK/run" --set ppo.n_steps=64 --set ppo.batch_size=64 --set eval.games=2 \
+    --set 'eval.opponents=["random"]'
+"$BIN/tris-envs" evaluate "$WORK/run/final.pt" --game tris1 --games 2 --opponents random,solver
+"$BIN/tris-envs" train ppo --help >/dev/null
+"$BIN/tris-envs" train az --help >/dev/null
+"$BIN/python" -m tris_envs --help >/dev/null
+step "tris-envs bench without the render extra names it"
+if "$BIN/tris-envs" bench --steps 10 --rounds 1 >"$WORK/bench.out" 2>&1; then
+    echo "tris-envs bench ran without pygame"; exit 1
+fi
+grep -q "pip install 'tris_envs\[render\]'" "$WORK/bench.out" || { cat "$WORK/bench.out"; exit 1; }
+step "passed"
