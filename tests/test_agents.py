@@ -405,8 +405,9 @@ def test_make_agent_builds_every_spec():
     assert make_agent("mcts:250").simulations == 250
     timed = make_agent("mcts:0.5s")
     assert timed.time_budget == 0.5 and timed.simulations is None
-    # the ppo forms: tests/test_shipped_policies.py; the az forms: tests/test_alphazero.py
-    assert len([s for s in AGENT_SPECS if not s.startswith(("ppo", "az"))]) == 11
+    # the ppo forms: tests/test_shipped_policies.py; the az forms: tests/test_alphazero.py;
+    # the openspiel forms: tests/test_openspiel.py
+    assert len([s for s in AGENT_SPECS if not s.startswith(("ppo", "az", "openspiel"))]) == 11
 
 
 @pytest.mark.parametrize("spec", ["", "Random", "mcts:", "mcts:0", "mcts:-5", "mcts:1.5",

@@ -8,6 +8,7 @@ serialization, parameters.
 from __future__ import annotations
 
 import importlib
+import sys
 
 import numpy as np
 import pytest
@@ -15,7 +16,13 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 openspiel = pytest.importorskip("tris_envs.integrations.openspiel")
 
-from tris_envs.core.game import CHANCE, TERMINAL  # noqa: E402
+from open_spiel.python.algorithms import evaluate_bots, minimax  # noqa: E402
+from open_spiel.python.bots import uniform_random  # noqa: E402
+
+from tris_envs.agents import make_agent  # noqa: E402
+from tris_envs.core.game import CHANCE, TERMINAL, resolve_chance  # noqa: E402
+from tris_envs.core.solver import solve  # noqa: E402
+from tris_envs.evaluation import play_match  # noqa: E402
 from tris_envs.games import GAMES, make_game  # noqa: E402
 
 CASES = [(name, options) for name, spec in GAMES.items() for options in spec.option_sets]
@@ -40,7 +47,8 @@ def test_every_option_is_a_parameter_with_the_cores_default(name: str) -> None:
 def test_openspiel_random_sim_test(name: str, options: dict) -> None:
     game = openspiel.load(name, **options)
     assert game.core.options() == make_game(name, **options).options()
-    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+    sims = 1 if name == "tritoc" else 2             # Tritoc's games run to 500 plies
+    pyspiel.random_sim_test(game, num_sims=sims, serialize=True, verbose=False)
 
 
 def test_parameters_in_the_game_string() -> None:
@@ -261,3 +269,85 @@ def test_tritoc_chance_nodes_are_the_cores() -> None:
     names = [state.action_to_string(pyspiel.PlayerId.CHANCE, o)
              for o, _ in state.chance_outcomes()]
     assert names == ["roll: no playable sum, pass"] + [f"roll {s}" for s in range(3, 12)]
+
+
+def test_openspiel_agent_specs() -> None:
+    agent = make_agent("openspiel-mcts:50", np.random.default_rng(0))
+    assert isinstance(agent, openspiel.OpenSpielAgent) and agent.name == "openspiel-mcts:50"
+    assert make_agent("openspiel-minimax:3").name == "openspiel-minimax:3"
+    for bad in ("openspiel-mcts", "openspiel-mcts:0", "openspiel-mcts:x", "openspiel-az:5"):
+        with pytest.raises(ValueError, match="openspiel-mcts:<simulations>"):
+            make_agent(bad)
+
+
+def test_openspiel_bots_play_in_our_harness() -> None:
+    exact = play_match(make_game("tris1"), "openspiel-minimax:9", "solver", 2, seed=0)
+    assert exact.by_seat == ((0, 1, 0), (0, 1, 0))
+    search = play_match(make_game("tris1"), "openspiel-mcts:200", "random", 4, seed=0)
+    assert sum(losses for _, _, losses in search.by_seat) == 0
+    rng = np.random.default_rng(1)
+    for name, spec in (("tritoc", "openspiel-minimax:1"), ("tris2", "openspiel-mcts:10")):
+        core = make_game(name)
+        state = resolve_chance(core, core.initial_state(rng), rng)
+        assert make_agent(spec, rng).act(core, state) in core.legal_actions(state)
+
+
+def test_our_agents_play_inside_evaluate_bots() -> None:
+    game = pyspiel.load_game("tris_envs_tris1")
+    solver = openspiel.AgentBot(make_agent("solver", np.random.default_rng(0)))
+    for seed in range(4):
+        opponent = uniform_random.UniformRandomBot(1 - seed % 2, np.random.RandomState(seed))
+        bots = [solver, opponent] if seed % 2 == 0 else [opponent, solver]
+        returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots,
+                                              np.random.RandomState(seed))
+        assert returns[seed % 2] >= 0
+    dice = pyspiel.load_game("tris_envs_tris2(max_moves=30)")
+    greedy = openspiel.AgentBot(make_agent("greedy", np.random.default_rng(0)))
+    random_bot = uniform_random.UniformRandomBot(1, np.random.RandomState(0))
+    returns = evaluate_bots.evaluate_bots(dice.new_initial_state(), [greedy, random_bot],
+                                          np.random.RandomState(0))
+    assert sum(returns) == 0
+
+
+def test_openspiel_alpha_beta_agrees_with_our_solver_on_tris1() -> None:
+    game = openspiel.load("tris1")
+    core = game.core
+    solution = solve(core, core.initial_state())
+    value, _ = minimax.alpha_beta_search(game)
+    assert value == solution.value(core.initial_state()) == 0
+    for position in ("XX./OO./...", "XO./.X./..O", "X../.O./..."):
+        state = game.state_from_position(position)
+        value, _ = minimax.alpha_beta_search(game, state)
+        assert value == solution.value(core.from_notation(position))
+
+
+TANT_FANT = GAMES["tant_fant"].option_sets
+
+
+@pytest.mark.slow           # 5-15 s each (Tris 1's exact check above runs by default)
+@pytest.mark.parametrize("options", TANT_FANT, ids=[str(i) for i in range(len(TANT_FANT))])
+def test_openspiel_value_iteration_agrees_with_our_solver_on_tant_fant(options: dict) -> None:
+    """Over the position graph (``cyclic_game``): ``max_moves`` above the number of
+    positions, so no path OpenSpiel walks reaches the truncation."""
+    value_iteration = pytest.importorskip("open_spiel.python.algorithms.value_iteration",
+                                          reason="OpenSpiel's value iteration needs cvxpy")
+    from open_spiel.python.algorithms import get_all_states
+
+    game = openspiel.load("tant_fant", max_moves=10_000, **options)
+    plain, root, _ = game.core.solver_root(game.core.initial_state())
+    solution = solve(plain, root)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(20_000)           # OpenSpiel walks the graph depth first
+    try:
+        values = value_iteration.value_iteration(game, -1, 1e-6, cyclic_game=True)
+        states = get_all_states.get_all_states(game, -1, True, False, to_string=str,
+                                               stop_if_encountered=True)
+    finally:
+        sys.setrecursionlimit(limit)
+    start = game.new_initial_state()
+    assert values[str(start)] == solution.value(root) == 0
+    if not options["repetition_draw"]:     # else a state's string omits its history
+        assert len(states) == len(solution)
+        assert all(values[key] == solution.value(state.game_state)
+                   for key, state in states.items())
+        assert sum(values[key] != 0 for key in states) > 2000

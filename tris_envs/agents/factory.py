@@ -12,7 +12,8 @@ from tris_envs.core.errors import brief
 AGENT_SPECS = ("random", "greedy", "mcts", "mcts:<simulations>", "mcts:<seconds>s",
                "mcts:<simulations>:decisive", "mcts:<seconds>s:decisive", "alphabeta",
                "alphabeta:<plies>", "alphabeta:<seconds>s", "solver", "ppo", "ppo:<path>",
-               "az", "az:<simulations>", "az:<path>", "az:<path>:<simulations>")
+               "az", "az:<simulations>", "az:<path>", "az:<path>:<simulations>",
+               "openspiel-mcts:<simulations>", "openspiel-minimax:<plies>")
 """The forms :func:`make_agent` accepts."""
 
 AGENT_HELP = """\
@@ -31,7 +32,9 @@ agent specs:
                               .zip/.pt file (needs the train extra)
   az, az:N                    the shipped AlphaZero-style network with 100 search
                               simulations, or N (az:0: the network alone, no search)
-  az:PATH, az:PATH:N          a trained network file (.npz), with 100 or N simulations"""
+  az:PATH, az:PATH:N          a trained network file (.npz), with 100 or N simulations
+  openspiel-mcts:N            OpenSpiel's Python MCTSBot, N simulations (openspiel extra)
+  openspiel-minimax:N         OpenSpiel's alpha-beta / expectiminimax, N plies"""
 """What ``tris-envs play``, ``eval`` and ``tournament`` print under ``--help``."""
 
 
@@ -64,6 +67,10 @@ def make_agent(spec: str, rng: np.random.Generator | None = None) -> Agent:
     if isinstance(spec, str):
         if spec in simple:
             return simple[spec](rng=rng)
+        if spec.startswith("openspiel-"):
+            from tris_envs.integrations.openspiel import make_openspiel_agent
+
+            return make_openspiel_agent(spec, rng)
         if spec == "az" or spec.startswith("az:"):
             return _az_agent(spec, rng)
         if spec == "ppo" or (spec.startswith("ppo:") and len(spec) > len("ppo:")):

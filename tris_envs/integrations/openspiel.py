@@ -315,6 +315,11 @@ class TrisEnvsState(pyspiel.State):
         return self._position.state
 
     @property
+    def core(self) -> Game:
+        """The rules core of this state's game."""
+        return self._position.rules.game
+
+    @property
     def plies(self) -> int:
         """Player moves since the start (the setup's chance nodes not counted)."""
         return self._position.plies
@@ -460,6 +465,141 @@ class PlanesObserver:
         return self._game.to_notation(core)
 
 
+# ----- agents both ways ----------------------------------------------------------------------
+_LOADED: dict[tuple[str, tuple[tuple[str, Any], ...]], TrisEnvsGame] = {}
+
+
+def openspiel_game(core: Game) -> TrisEnvsGame:
+    """The OpenSpiel game with the options of rules core ``core`` (loaded once)."""
+    name = core.info.name
+    key = (name, tuple(sorted((option, _encode(name, option, value))
+                              for option, value in core.options().items())))
+    game = _LOADED.get(key)
+    if game is None:
+        game = _LOADED[key] = pyspiel.load_game(PREFIX + name, dict(key[1]))
+    return game
+
+
+def openspiel_state(core: Game, state: Any) -> TrisEnvsState:
+    """Core ``state`` of ``core`` as an OpenSpiel state (no plies played yet: the whole
+    ``max_moves`` ahead of it)."""
+    game = openspiel_game(core)
+    return TrisEnvsState(game, _Position.at(game.rules, state, 0, ()))
+
+
+class OpenSpielAgent:
+    """An OpenSpiel bot as an agent of the harness: ``act(game, state)`` hands the bot the
+    position as an OpenSpiel state and plays its choice.
+
+    Args:
+        name: The agent's name (its spec, ``"openspiel-mcts:100"``).
+        make_bot: ``(OpenSpiel game, player, numpy RandomState) -> bot``, called once per
+            game and seat.
+        rng: Seeds the bots' ``RandomState``.
+    """
+
+    def __init__(self, name: str,
+                 make_bot: Callable[[pyspiel.Game, int, np.random.RandomState], Any],
+                 rng: np.random.Generator | None = None) -> None:
+        self.name = name
+        self._make_bot = make_bot
+        self._rng = rng if rng is not None else np.random.default_rng()
+        self._bots: dict[tuple[int, int], Any] = {}
+
+    def act(self, game: Game, state: Any) -> int:
+        spiel_state = openspiel_state(game, state)
+        spiel_game = spiel_state.get_game()
+        player = spiel_state.current_player()
+        bot = self._bots.get((id(spiel_game), player))
+        if bot is None:
+            seed = int(self._rng.integers(2**31))
+            bot = self._bots[id(spiel_game), player] = self._make_bot(
+                spiel_game, player, np.random.RandomState(seed))
+        return int(bot.step(spiel_state))
+
+
+def mcts_agent(simulations: int, exploration: float = 1.4,
+               rng: np.random.Generator | None = None) -> OpenSpielAgent:
+    """OpenSpiel's Python ``MCTSBot`` with random rollouts (one per leaf) and its solver,
+    ``simulations`` per move, UCT constant ``exploration`` (our ``mcts`` uses 1.4 too)."""
+    from open_spiel.python.algorithms import mcts
+
+    def make_bot(game: pyspiel.Game, player: int, random: np.random.RandomState) -> Any:
+        return mcts.MCTSBot(game, uct_c=exploration, max_simulations=simulations,
+                            evaluator=mcts.RandomRolloutEvaluator(1, random), solve=True,
+                            random_state=random)
+
+    return OpenSpielAgent(f"openspiel-mcts:{simulations}", make_bot, rng)
+
+
+class _MinimaxBot:
+    """OpenSpiel's ``alpha_beta_search`` (deterministic games) or ``expectiminimax``
+    (games with chance nodes), ``plies`` deep, the core's heuristic at the depth limit."""
+
+    def __init__(self, game: pyspiel.Game, player: int, plies: int) -> None:
+        self._game, self._player, self._plies = game, player, plies
+        self._deterministic = (game.get_type().chance_mode
+                               == pyspiel.GameType.ChanceMode.DETERMINISTIC)
+
+    def _value(self, state: TrisEnvsState) -> float:
+        return self._game.core.heuristic(state.game_state, self._player)
+
+    def step(self, state: TrisEnvsState) -> int:
+        from open_spiel.python.algorithms import minimax
+
+        if self._deterministic:
+            _, action = minimax.alpha_beta_search(self._game, state, self._value,
+                                                  self._plies, self._player)
+        else:
+            _, action = minimax.expectiminimax(state, self._plies, self._value, self._player)
+        return int(action)
+
+
+def minimax_agent(plies: int, rng: np.random.Generator | None = None) -> OpenSpielAgent:
+    """OpenSpiel's minimax (alpha-beta, or expectiminimax with chance nodes), ``plies``
+    player moves deep; exact when it reaches the ends of the game."""
+    return OpenSpielAgent(f"openspiel-minimax:{plies}",
+                          lambda game, player, _: _MinimaxBot(game, player, plies), rng)
+
+
+AGENT_SPECS = ("openspiel-mcts:<simulations>", "openspiel-minimax:<plies>")
+"""The agent specs of :func:`make_openspiel_agent` (and of ``make_agent``)."""
+
+
+def make_openspiel_agent(spec: str, rng: np.random.Generator | None = None) -> OpenSpielAgent:
+    """``openspiel-mcts:<simulations>`` or ``openspiel-minimax:<plies>``.
+
+    Raises:
+        ValueError: another spec; the message lists these.
+    """
+    kind, _, count = spec.partition(":")
+    if count.isascii() and count.isdigit() and not count.startswith("0"):
+        if kind == "openspiel-mcts":
+            return mcts_agent(int(count), rng=rng)
+        if kind == "openspiel-minimax":
+            return minimax_agent(int(count), rng=rng)
+    raise ValueError(f"unknown agent spec {spec!r}; OpenSpiel's agents are "
+                     f"{', '.join(AGENT_SPECS)} (e.g. 'openspiel-mcts:100')")
+
+
+class AgentBot(pyspiel.Bot):
+    """An agent of the package as an OpenSpiel bot (for ``evaluate_bots``): each step it
+    chooses from the state's rules-core position (``state.game_state``)."""
+
+    def __init__(self, agent: Any) -> None:
+        super().__init__()
+        self.agent = agent
+
+    def step(self, state: TrisEnvsState) -> int:
+        return int(self.agent.act(state.core, state.game_state))
+
+    def restart_at(self, state: TrisEnvsState) -> None:
+        """Nothing to reset: agents choose from the position alone."""
+
+    def inform_action(self, state: TrisEnvsState, player_id: int, action: int) -> None:
+        """Nothing to follow: agents choose from the position alone."""
+
+
 # ----- registration --------------------------------------------------------------------------
 def _game_type(name: str) -> pyspiel.GameType:
     spec = GAMES[name]
@@ -493,5 +633,6 @@ for _name, _type in GAME_TYPES.items():
     if _type.short_name not in pyspiel.registered_names():
         pyspiel.register_game(_type, GAME_CLASSES[_name])
 
-__all__ = ["GAME_CLASSES", "GAME_TYPES", "PREFIX", "PlanesObserver", "TrisEnvsGame",
-           "TrisEnvsState", "load", "parameters"]
+__all__ = ["AGENT_SPECS", "GAME_CLASSES", "GAME_TYPES", "PREFIX", "AgentBot", "OpenSpielAgent",
+           "PlanesObserver", "TrisEnvsGame", "TrisEnvsState", "load", "make_openspiel_agent",
+           "mcts_agent", "minimax_agent", "openspiel_game", "openspiel_state", "parameters"]
