@@ -1,26 +1,38 @@
 # Every target creates .venv and installs what it needs: a fresh machine needs only Python and make.
+# demo installs the train extra only; test, lint, docs and bench every extra the tests use
+# (after make demo, make test adds the rest). A stamp is remade when pyproject.toml changes.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+BASE := $(VENV)/.torch
 STAMP := $(VENV)/.installed
+DEMO_STAMP := $(VENV)/.installed-demo
 
 .PHONY: demo test bench lint clean
 
-$(STAMP): pyproject.toml
+# the virtual environment with PyTorch
+$(BASE):
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
 	# CPU-only PyTorch: see tools/torch_index.py (TORCH_INDEX=auto|cpu|default|<url>)
 	TORCH_ARGS="$$($(PYTHON) tools/torch_index.py)" && $(BIN)/pip install $$TORCH_ARGS torch==2.13.0
+	touch $(BASE)
+
+$(STAMP): pyproject.toml $(BASE)
 	$(BIN)/pip install -e ".[train,render,dev,docs,distributed,rllib,jax,openspiel]"
 	touch $(STAMP)
+
+$(DEMO_STAMP): pyproject.toml $(BASE)
+	$(BIN)/pip install -e ".[train]"
+	touch $(DEMO_STAMP)
 
 DEMO_RUN := runs/demo
 
 # Trains MaskablePPO on Tant Fant for a few minutes, then scores it against the baselines.
-demo: $(STAMP)
-	$(BIN)/python training/train.py --game tant_fant --timesteps 500000 --out $(DEMO_RUN) \
+demo: $(DEMO_STAMP)
+	$(BIN)/tris-envs train ppo --game tant_fant --timesteps 500000 --out $(DEMO_RUN) \
 		--set eval.every=250000 --set eval.games=50
-	$(BIN)/python training/evaluate.py $(DEMO_RUN)/final.zip --game tant_fant --games 200 \
+	$(BIN)/tris-envs evaluate $(DEMO_RUN)/final.zip --game tant_fant --games 200 \
 		--opponents random,greedy,solver
 	@echo "learning curve: $(DEMO_RUN)/learning_curve.png"
 	@echo "next: source $(BIN)/activate, then"

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -52,3 +55,51 @@ def test_the_makefile_installs_torch_through_the_choice():
     makefile = (ROOT / "Makefile").read_text()
     assert 'TORCH_ARGS="$$($(PYTHON) tools/torch_index.py)"' in makefile
     assert "pip install $$TORCH_ARGS torch==" in makefile
+
+
+
+MAKE = shutil.which("make")
+
+
+def _make_dry_run(folder: Path, target: str, made: tuple[str, ...] = ()) -> list[str]:
+    """What ``make -n TARGET`` does in ``folder``, a copy of the Makefile and pyproject.toml
+    whose stamps ``made`` exist: ``venv`` (creates it), ``torch``, ``extras a,b`` (installs
+    the package with those extras), in order."""
+    folder.mkdir()
+    for name in ("Makefile", "pyproject.toml"):
+        shutil.copy(ROOT / name, folder / name)
+    os.utime(folder / "pyproject.toml", (1_000_000_000, 1_000_000_000))  # older than stamps
+    (folder / ".venv").mkdir()
+    for stamp in made:
+        (folder / ".venv" / stamp).touch()
+    result = subprocess.run([MAKE, "-n", target], cwd=folder, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    steps = []
+    for line in result.stdout.splitlines():
+        extras = re.search(r'pip install -e "\.\[([a-z,]+)\]"', line)
+        if " -m venv " in line:
+            steps.append("venv")
+        elif " torch==" in line:
+            steps.append("torch")
+        elif extras:
+            steps.append(f"extras {extras.group(1)}")
+    return steps
+
+
+@pytest.mark.skipif(MAKE is None, reason="needs make")
+def test_make_demo_installs_the_train_extra_and_make_test_everything(tmp_path):
+    fresh_test = _make_dry_run(tmp_path / "test", "test")
+    assert fresh_test[:2] == ["venv", "torch"] and len(fresh_test) == 3
+    everything = fresh_test[2]
+    assert {"train", "dev", "render", "jax"} <= set(everything.split()[1].split(","))
+    # a fresh clone's make demo: the venv, PyTorch and the train extra only
+    assert _make_dry_run(tmp_path / "demo", "demo") == ["venv", "torch", "extras train"]
+    # make demo, then make test: everything, into the same venv
+    assert _make_dry_run(tmp_path / "demo_test", "test", (".torch", ".installed-demo")) == [
+        everything]
+    # make test, then make demo: the train extra (already there: pip only checks it)
+    assert _make_dry_run(tmp_path / "test_demo", "demo", (".torch", ".installed")) == [
+        "extras train"]
+    # both done: nothing to install
+    assert _make_dry_run(tmp_path / "done", "test", (".torch", ".installed")) == []
