@@ -220,7 +220,10 @@ class Browser:
         """The value of ``expression`` once it is truthy (polled; the page works async)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            value = self.js(expression)
+            try:
+                value = self.js(expression)
+            except RuntimeError:            # the page is being replaced (a navigation)
+                value = None
             if value:
                 return value
             time.sleep(0.05)
@@ -371,3 +374,26 @@ def test_browser_watches_two_agents(browser: Browser, server: str) -> None:
     browser.click("#pause")
     browser.wait(RESULT)
     assert browser.js(MOVES) > paused_at
+
+
+def test_browser_shows_thinking_and_undo_wins_over_a_late_reply(browser: Browser,
+                                                                 server: str) -> None:
+    browser.page("Page.navigate", url=f"{server}/?game=tant_fant&seat0=human"
+                                      "&seat1=mcts:1s&seed=5")
+    browser.wait("typeof view !== 'undefined' && view !== null && view.game === 'tant_fant'"
+                 f" && ({READY})")
+    browser.click("#first-step button")
+    browser.click("#second-step button")
+    browser.wait("!document.getElementById('thinking').hidden")
+    browser.click("#undo")                       # while the agent still thinks
+    browser.wait(f"{MOVES} === 0 && ({READY})")
+    time.sleep(1.5)                              # the agent's late answer arrives, unused
+    assert browser.js(MOVES) == 0 and browser.js(RESULT) == ""
+    assert browser.js("document.getElementById('error').hidden")
+
+
+def test_browser_shows_a_bad_spec_as_a_message(browser: Browser, server: str) -> None:
+    browser.page("Page.navigate", url=f"{server}/?game=tris1&seat0=human&seat1=mtcs")
+    message = browser.wait("!document.getElementById('error').hidden && "
+                           "document.getElementById('error').textContent")
+    assert "unknown agent spec 'mtcs'" in message

@@ -86,6 +86,7 @@ function show(data) {
   selected = null;
   hints = {};
   loop += 1;
+  $("thinking").hidden = true;
   $("play").hidden = false;
   $("board").innerHTML = data.svg;
   $("status").textContent = data.status;
@@ -189,9 +190,15 @@ async function agentMove(token) {
   const agents = view.seats.filter((seat) => seat !== catalogue.human).length;
   if (agents === 2) await new Promise((done) => setTimeout(done, Number($("speed").value)));
   if (token !== loop || paused) { $("thinking").hidden = true; return; }
-  const data = await act("POST", `/api/session/${view.id}/agent`);
+  let data = null;
+  try {
+    data = await call("POST", `/api/session/${view.id}/agent`);
+  } catch (error) {
+    if (token === loop) showError(error);   // else: undone or restarted meanwhile
+  }
+  if (token !== loop) return;
   $("thinking").hidden = true;
-  if (data && token === loop) show(data);
+  if (data) show(data);
 }
 
 async function control(verb, body) {
