@@ -4,7 +4,8 @@ The server tests run in-process on a free port. The browser tests drive Debian's
 chromium (``/usr/bin/chromium``; ``.ci/run`` installs it) headless through the DevTools
 protocol over a pipe (``--remote-debugging-pipe``): nothing is downloaded and no Python
 package beyond the standard library is needed. Clicks are real mouse events at the
-buttons' places. With ``TRIS_ENVS_WEB_SCREENSHOTS=<folder>`` the per-game test saves a
+buttons' places. Without chromium the browser tests are skipped, unless ``CI`` is set:
+then they fail. With ``TRIS_ENVS_WEB_SCREENSHOTS=<folder>`` the per-game test saves a
 picture of each game's page there, after its hint (docs/screenshots/web_<game>.png come
 from ``TRIS_ENVS_WEB_SCREENSHOTS=docs/screenshots pytest -m slow tests/test_web.py``).
 """
@@ -264,6 +265,8 @@ def _pipe_fds(reader: int, writer: int) -> None:
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    if CHROMIUM is None and os.environ.get("CI"):
+        pytest.fail("chromium is missing, and CI must run the browser tests (.ci/run)")
     if CHROMIUM is None:
         pytest.skip("chromium is not installed (apt-get install chromium; .ci/run does)")
     chromium = Browser(tmp_path_factory.mktemp("chromium"))
