@@ -215,13 +215,13 @@ def test_a_bad_seed_is_named_in_the_error(seed):
 
 
 def test_pool_size_is_capped_at_the_games_and_the_cpus(monkeypatch):
-    from tris_envs.evaluation import match
+    from tris_envs.evaluation import backends
 
-    monkeypatch.setattr(match.os, "cpu_count", lambda: 4)
-    assert [match.pool_size(p, 10) for p in (1, 3, 4, 64)] == [1, 3, 4, 4]
-    assert match.pool_size(64, 2) == 2
-    monkeypatch.setattr(match.os, "cpu_count", lambda: None)
-    assert match.pool_size(8, 10) == 1
+    monkeypatch.setattr(backends.os, "cpu_count", lambda: 4)
+    assert [backends.pool_size(p, 10) for p in (1, 3, 4, 64)] == [1, 3, 4, 4]
+    assert backends.pool_size(64, 2) == 2
+    monkeypatch.setattr(backends.os, "cpu_count", lambda: None)
+    assert backends.pool_size(8, 10) == 1
 
 
 # ----- records -----------------------------------------------------------------------------

@@ -72,18 +72,18 @@ def test_resume_refuses_a_journal_of_another_file_with_the_same_name(tmp_path, c
 
 def test_the_journal_names_the_content_of_ppo_checkpoints(tmp_path):
     pytest.importorskip("sb3_contrib")
-    from tris_envs.evaluation.match import _identify
+    from tris_envs.evaluation.journal import identify
 
     game = make_game("tris1")
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     shutil.copy(CHECKPOINTS / "tris1.pt", tmp_path / "a" / "final.pt")
     (tmp_path / "b" / "final.pt").write_bytes(b"other bytes")
-    names, files = _identify([f"ppo:{tmp_path / 'a' / 'final.pt'}",
-                              f"ppo:{tmp_path / 'b' / 'final.pt'}", "ppo", "random"], game)
+    names, files = identify([f"ppo:{tmp_path / 'a' / 'final.pt'}",
+                             f"ppo:{tmp_path / 'b' / 'final.pt'}", "ppo", "random"], game)
     assert names == ["ppo:final", "ppo:final#2", "ppo", "random"]
     assert files[0] != files[1] and None not in files[:3] and files[3] is None
-    assert files[2] == _identify([f"ppo:{CHECKPOINTS / 'tris1.pt'}"], game)[1][0]  # shipped
+    assert files[2] == identify([f"ppo:{CHECKPOINTS / 'tris1.pt'}"], game)[1][0]  # shipped
 
 
 def test_records_never_overwrite_a_journal_without_resume_or_force(tmp_path, capsys):
@@ -123,10 +123,10 @@ def test_the_library_refuses_to_overwrite_a_journal_too(tmp_path):
 
 
 def test_results_and_records_keep_their_order_when_tallied_as_they_come(monkeypatch):
-    from tris_envs.evaluation import match as harness
+    from tris_envs.evaluation import backends
 
-    monkeypatch.setattr(harness, "_WINDOW", 4)        # the pool gets the games 4 at a time
-    monkeypatch.setattr(harness, "_MAX_CHUNK", 1)
+    monkeypatch.setattr(backends, "_WINDOW", 4)        # the pool gets the games 4 at a time
+    monkeypatch.setattr(backends, "_MAX_CHUNK", 1)
     game = make_game("tris1")
     table = round_robin(game, ["random", "greedy", "mcts:5"], n_games=5, seed=3,
                         keep_records=True, processes=2)

@@ -325,7 +325,7 @@ def _print_metrics(game: Game, names: Sequence[str], records: Sequence[GameRecor
 def _journal(args: argparse.Namespace, games: int) -> Iterator[Path]:
     """The journal file of an ``eval`` / ``tournament`` run (a temporary one unless
     ``--records`` names one, removed unless the run was interrupted); notes a capped pool."""
-    from tris_envs.evaluation.match import pool_size
+    from tris_envs.evaluation import pool_size
 
     if args.resume and not args.records:
         raise ValueError("--resume needs --records FILE (the file the interrupted run named)")

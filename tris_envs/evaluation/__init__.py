@@ -1,7 +1,21 @@
-"""Matches, round-robin tournaments, Elo ratings and game records."""
+"""Matches, round-robin tournaments, Elo ratings, game records and move-quality metrics.
 
+- :mod:`~tris_envs.evaluation.match`: matches and round robins, scheduled and tallied;
+- :mod:`~tris_envs.evaluation.engine`: one game of a match (seeding, agent sources);
+- :mod:`~tris_envs.evaluation.backends`: where the games run (this process, a process pool,
+  Ray);
+- :mod:`~tris_envs.evaluation.journal`: a match's games appended to a file as they end, and
+  resumed from it;
+- :mod:`~tris_envs.evaluation.records`: game records;
+- :mod:`~tris_envs.evaluation.ratings`: scores, intervals and Elo;
+- :mod:`~tris_envs.evaluation.metrics`: blunders, missed wins, value-keeping moves;
+- :mod:`~tris_envs.evaluation.checkpoint`: a PPO checkpoint against baselines, its moves
+  judged.
+"""
+
+from tris_envs.evaluation.backends import pool_size
+from tris_envs.evaluation.engine import AgentSource
 from tris_envs.evaluation.match import (
-    AgentSource,
     MatchResult,
     RoundRobinTable,
     play_match,
@@ -25,5 +39,5 @@ from tris_envs.evaluation.records import (
 
 __all__ = ["AgentSource", "GameRecord", "MatchResult", "RoundRobinTable", "elo_difference",
            "elo_from_score", "expected_score", "load_records", "ml_elo", "play_match",
-           "play_recorded", "replay", "round_robin", "save_records", "score_rate",
+           "play_recorded", "pool_size", "replay", "round_robin", "save_records", "score_rate",
            "wilson_interval"]
