@@ -13,9 +13,8 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from tris_envs.envs import SingleAgentEnv
+from tris_envs.envs import SingleAgentEnv, turns
 from tris_envs.games import make_game
-from tris_envs.training import batched
 from tris_envs.training.batched import BatchedPoolEnv
 from tris_envs.training.config import Config, apply_overrides
 from tris_envs.training.pool import OpponentPool, PoolTally, make_env
@@ -109,13 +108,13 @@ def test_batched_games_play_the_per_game_episodes(case, snapshot_paths):
 
 def test_one_forward_pass_per_network_and_round(snapshot_paths, monkeypatch):
     calls: list[tuple[int, int]] = []
-    real = batched.masked_probabilities
+    real = turns.masked_probabilities
 
     def counting(network, observations, masks):
         calls.append((id(network), len(observations)))
         return real(network, observations, masks)
 
-    monkeypatch.setattr(batched, "masked_probabilities", counting)
+    monkeypatch.setattr(turns, "masked_probabilities", counting)
     env = BatchedPoolEnv.from_config(config_of("tris1", "pool.weights={ self = 1 }"), 16, 0)
     for path in snapshot_paths["tris1"]:
         env.env_method("add_snapshot", path)

@@ -28,10 +28,14 @@ def register_gymnasium() -> None:
     Ids are :attr:`~tris_envs.games.GameSpec.gymnasium_id` (``tris_envs/TantFant-v0``,
     ``tris_envs/Tris1-v0``, ...); ``gymnasium.make`` passes its keyword arguments
     (opponent, seat, render mode, game options) to
-    :class:`~tris_envs.envs.single_agent.SingleAgentEnv`. Calling it again does nothing.
+    :class:`~tris_envs.envs.single_agent.SingleAgentEnv`, and
+    ``gymnasium.make_vec(id, num_envs, vectorization_mode="vector_entry_point", ...)`` to
+    :class:`~tris_envs.envs.vector.SingleAgentVectorEnv` (the other vectorization modes
+    wrap single-agent environments). Calling it again does nothing.
     """
     for spec in GAMES.values():
         if spec.gymnasium_id not in gymnasium.registry:
             gymnasium.register(spec.gymnasium_id,
                                entry_point="tris_envs.envs.single_agent:SingleAgentEnv",
+                               vector_entry_point="tris_envs.envs.vector:SingleAgentVectorEnv",
                                kwargs={"game_env": spec.name})

@@ -22,26 +22,19 @@ Gymnasium generator ``np_random`` for the seat, the setup and the dice, and trun
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from tris_envs.agents.factory import make_agent
 from tris_envs.agents.protocol import Agent
-from tris_envs.core.errors import IllegalActionError, brief
-from tris_envs.core.game import TERMINAL, Game, advance, as_action, resolve_chance
+from tris_envs.core.errors import brief
+from tris_envs.core.game import Game, as_action
 from tris_envs.core.options import check_choice
+from tris_envs.envs.turns import Duel, OpponentPlayer, Policy, play_opponents
 from tris_envs.games import make_game
-
-Policy = Callable[[np.ndarray, np.ndarray], int]
-"""``policy(observation, action_mask) -> action`` for the player to move.
-
-``observation`` is that player's own view (``game.observation(state, player)``, the same
-layout the learner sees) and ``action_mask`` a ``bool`` vector of its legal actions.
-"""
 
 Opponent = Agent | str | Policy
 """An :class:`~tris_envs.agents.Agent`, an agent spec (``"random"``, ``"greedy"``,
@@ -136,10 +129,8 @@ class SingleAgentEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(info.num_actions)
         self._n_actions = info.num_actions
         self._no_actions = np.zeros(info.num_actions, dtype=bool)
-        self.set_opponent(opponent)
-        self.game_state: Any = None
-        self.num_moves = 0
-        self.seat = 0 if self._seat_option == "random" else int(self._seat_option)
+        self._duel = Duel(self.game, self.np_random, opponent)
+        self._duel.seat = 0 if self._seat_option == "random" else int(self._seat_option)
         self._done = True
 
     # ----- opponent ------------------------------------------------------------------
@@ -153,35 +144,7 @@ class SingleAgentEnv(gymnasium.Env):
             ValueError: an unknown agent spec.
             TypeError: ``opponent`` is none of the three forms.
         """
-        self._opponent_spec: str | None = None
-        self._opponent_agent: Agent | None = None
-        self._opponent_policy: Policy | None = None
-        if isinstance(opponent, str):
-            self._opponent_agent = make_agent(opponent, rng=self.np_random)
-            self._opponent_spec = opponent
-        elif isinstance(opponent, Agent):
-            self._opponent_agent = opponent
-        elif callable(opponent):
-            self._opponent_policy = opponent
-        else:
-            raise TypeError(f"opponent {opponent!r} is not an agent spec string, an Agent "
-                            "(with act(game, state)) or a policy(observation, action_mask)")
-
-    def _opponent_action(self, state: Any, player: int) -> int:
-        """The opponent's action in ``state`` (``player`` to move), checked for legality."""
-        game = self.game
-        if self._opponent_agent is not None:
-            played = self._opponent_agent.act(game, state)
-        else:
-            assert self._opponent_policy is not None  # set_opponent sets one of the two
-            mask = game.legal_mask(state).astype(bool)
-            played = self._opponent_policy(game.observation(state, player), mask)
-        action = as_action(played)
-        if action is None or not (0 <= action < self._n_actions
-                                  and game.legal_mask(state)[action]):
-            error = game.illegal_action_error(state, played)
-            raise IllegalActionError(f"the opponent played an illegal action: {error}")
-        return action
+        self._duel.opponent = OpponentPlayer(opponent, self.np_random)
 
     # ----- episode -------------------------------------------------------------------
     def reset(self, *, seed: int | None = None,
@@ -202,25 +165,18 @@ class SingleAgentEnv(gymnasium.Env):
                             f"{brief(options)}")
         self._done = True
         super().reset(seed=seed)
-        rng = self.np_random
-        if seed is not None and self._opponent_spec is not None:
-            self._opponent_agent = make_agent(self._opponent_spec, rng=rng)
-        game = self.game
+        duel = self._duel.copy()
+        duel.np_random = self.np_random
+        if seed is not None:
+            duel.opponent.reseed(duel.np_random)
         seat = self._seat_option
-        seat = int(rng.integers(2)) if seat == "random" else int(seat)
-        position = (options or {}).get("position")
-        state = game.initial_state(rng) if position is None else game.from_notation(position)
-        state = resolve_chance(game, state, rng)
-        state, _, terminated, truncated, moves = self._play_opponent(state, seat, 0)
-        if terminated or truncated:
-            how = "ends" if terminated else "is truncated"
-            raise ValueError(f"the game {how} before the learner (seat {seat}) moves: "
-                             f"{game.to_notation(state)!r}")
-        self.seat = seat
-        self.game_state = state
-        self.num_moves = moves
+        duel.deal(None if seat == "random" else int(seat), (options or {}).get("position"))
+        play_opponents([duel])
+        if duel.over:
+            raise duel.start_error()
+        self._duel = duel
         self._done = False
-        return game.observation(state, self.seat), self._info(False)
+        return duel.observation(), self._info(False)
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play the learner's ``action``, then the opponent's until the learner is to move.
@@ -232,59 +188,46 @@ class SingleAgentEnv(gymnasium.Env):
         """
         if self._done:
             raise RuntimeError("the episode is over (or was never started): call reset()")
-        game = self.game
-        state = self.game_state
+        duel = self._duel.copy()
         index = as_action(action)
-        if index is None or not (0 <= index < self._n_actions and game.legal_mask(state)[index]):
+        if not duel.is_legal(index):
             if self.illegal_action == "raise":
-                raise game.illegal_action_error(state, action)
-            self._done = True
-            info = self._info(True)
+                raise self.game.illegal_action_error(duel.state, action)
+            duel.lose()
+        else:
+            duel.learner_move(cast(int, index))
+            play_opponents([duel])
+        self._duel = duel
+        self._done = duel.over
+        info = self._info(self._done)
+        if duel.illegal:
             info["illegal_action"] = True
-            return game.observation(state, self.seat), -1.0, True, False, info
-        state, rewards = advance(game, state, index, self.np_random)
-        state, opponent_reward, terminated, truncated, moves = self._play_opponent(
-            state, self.seat, self.num_moves + 1)
-        self.game_state = state
-        self.num_moves = moves
-        self._done = terminated or truncated
-        obs = game.observation(state, self.seat)
-        return (obs, float(rewards[self.seat] + opponent_reward), terminated, truncated,
-                self._info(self._done))
+        return duel.observation(), duel.reward, duel.terminated, duel.truncated, info
 
-    def _play_opponent(self, state: Any, seat: int,
-                       moves: int) -> tuple[Any, float, bool, bool, int]:
-        """Let the opponent of ``seat`` act from ``state`` (``moves`` plies played so far).
+    # ----- the duel's state ------------------------------------------------------------
+    @property
+    def game_state(self) -> Any:
+        """The game state (``None`` before the first reset)."""
+        return self._duel.state
 
-        Returns:
-            The state where the learner is to move or the episode ended, the learner's reward
-            over the opponent's plies, terminated, truncated, and the plies played.
-        """
-        game = self.game
-        max_moves = game.info.max_moves
-        reward = 0.0
-        while True:
-            player = game.current_player(state)
-            if player == TERMINAL:
-                return state, reward, True, False, moves
-            if moves >= max_moves:
-                return state, reward, False, True, moves
-            if player == seat:
-                return state, reward, False, False, moves
-            state, rewards = advance(game, state, self._opponent_action(state, player),
-                                     self.np_random)
-            reward += rewards[seat]
-            moves += 1
+    @property
+    def seat(self) -> int:
+        """The learner's seat in this episode (0 moves first)."""
+        return self._duel.seat
+
+    @property
+    def num_moves(self) -> int:
+        """Plies of both players played in this episode."""
+        return self._duel.moves
 
     def action_masks(self) -> np.ndarray:
         """``bool`` vector of the learner's legal actions (all ``False`` after the episode)."""
         if self._done:
             return self._no_actions.copy()
-        return self.game.legal_mask(self.game_state).astype(bool)
+        return self._duel.mask()
 
     def _info(self, done: bool) -> dict[str, Any]:
-        mask = self._no_actions.copy() if done else self.game.legal_mask(
-            self.game_state).astype(bool)
+        mask = self._no_actions.copy() if done else self._duel.mask()
         return {"action_mask": mask, "seat": self.seat}
 
     # ----- views ---------------------------------------------------------------------

@@ -25,29 +25,28 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import seeding
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
-from tris_envs.agents import PolicyOpponent, PPOAgent, make_agent
-from tris_envs.agents.ppo import check_policy_fits, choose_action, masked_probabilities
-from tris_envs.core.game import TERMINAL, Game, advance, resolve_chance
+from tris_envs.core.game import Game
+from tris_envs.envs.turns import Duel, OpponentPlayer, play_opponents
 from tris_envs.games import make_game
 from tris_envs.training.config import SELF, Config
 from tris_envs.training.pool import OpponentPool, PoolTally, learner_result
 
 
-class PoolGame:
+class PoolGame(Duel):
     """One game of a :class:`BatchedPoolEnv`: an episode against an opponent of its pool.
 
-    It holds what a :class:`~tris_envs.envs.SingleAgentEnv` in an
-    :class:`~tris_envs.training.pool.OpponentPoolEnv` holds (the state, the learner's seat,
-    plies played, ``np_random``, this game's own pool) and draws from its generators in the
+    A :class:`~tris_envs.envs.turns.Duel` (the turn-taking of
+    :class:`~tris_envs.envs.SingleAgentEnv`) with this game's own pool: it draws the
+    episode's opponent and the random openings as an
+    :class:`~tris_envs.training.pool.OpponentPoolEnv` does, from the same generators in the
     same order. ``env_method`` calls reach these objects: :meth:`add_snapshot`,
     :meth:`take_tally`, :meth:`action_masks`.
     """
@@ -55,24 +54,19 @@ class PoolGame:
     render_mode = None
 
     def __init__(self, game: Game, pool: OpponentPool) -> None:
-        self.game = game
+        super().__init__(game)
         self.pool = pool
-        self.np_random: np.random.Generator = seeding.np_random()[0]
         self.opponent_label = ""
-        self.opponent: Any = None
-        self.network: Any = None  # the opponent's policy where it is a network
-        self.state: Any = None
-        self.seat = 0
-        self.moves = 0
-        self.mask = np.zeros(game.info.num_actions, dtype=bool)
-        self.learner_reward = self.opponent_reward = 0.0
+        self.learner_mask = np.zeros(game.info.num_actions, dtype=bool)
         self.episode_return = 0.0
         self.episode_length = 0
-        self.terminated = self.truncated = self.illegal = False
-        self.learner_moved = False  # in this episode; until then, the start is being dealt
-        self._spec: str | None = None
         self._options: dict[str, Any] | None = None
         self._openings_left = 0  # openings still to try; -1: none tried (a plain start)
+
+    @property
+    def network(self) -> Any:
+        """The opponent's policy where it is a network, else ``None``."""
+        return self.opponent.network
 
     # ----- env_method ----------------------------------------------------------------
     def add_snapshot(self, path: str) -> None:
@@ -85,21 +79,15 @@ class PoolGame:
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now (all ``False`` only between episodes)."""
-        return self.mask
+        return self.learner_mask
 
     # ----- episode -------------------------------------------------------------------
-    @property
-    def over(self) -> bool:
-        """Whether the episode has ended."""
-        return self.terminated or self.truncated
-
     def start(self, seed: int | None, options: dict[str, Any] | None) -> None:
         """Draw the episode's opponent and deal the start (``OpponentPoolEnv.reset``); the
         opponent's opening moves are left to :meth:`opponent_turn`."""
         pool = self.pool
         self.opponent_label, member = pool.draw()
-        self._spec = member if isinstance(member, str) else None
-        self.opponent = make_agent(member, rng=self.np_random) if self._spec else member
+        self.opponent = OpponentPlayer(member, self.np_random)
         self.episode_return = 0.0
         self.episode_length = 0
         self._options = options
@@ -116,80 +104,47 @@ class PoolGame:
 
     def _deal(self, seed: int | None, position: str | None) -> None:
         """``SingleAgentEnv.reset`` up to the opponent's moves."""
-        game = self.game
         if seed is not None:
-            self.np_random = seeding.np_random(seed)[0]
-            if self._spec is not None:
-                self.opponent = make_agent(self._spec, rng=self.np_random)
-        self.network = (self.opponent.policy_for(game)
-                        if isinstance(self.opponent, (PolicyOpponent, PPOAgent)) else None)
-        if self.network is not None:
-            check_policy_fits(self.network, game.info.observation_shape,
-                              game.info.num_actions)
-        self.seat = int(self.np_random.integers(2))
-        state = game.initial_state(self.np_random) if position is None else (
-            game.from_notation(position))
-        self.state = resolve_chance(game, state, self.np_random)
-        self.moves = 0
-        self.learner_reward = self.opponent_reward = 0.0
-        self.terminated = self.truncated = self.illegal = self.learner_moved = False
+            self.seed(seed)
+        self.opponent.prepare(self.game)
+        self.deal(None, position)
 
     def play(self, action: int) -> None:
         """The learner's move (an illegal one ends the episode as a loss)."""
-        self.opponent_reward = 0.0
-        self.learner_moved = True
-        if not (0 <= action < self.mask.size and self.mask[action]):
-            self.learner_reward = -1.0
-            self.terminated = self.illegal = True
-            return
-        self.state, rewards = advance(self.game, self.state, action, self.np_random)
-        self.learner_reward = rewards[self.seat]
-        self.moves += 1
+        if not (0 <= action < self.learner_mask.size and self.learner_mask[action]):
+            self.lose()
+        else:
+            self.learner_move(action)
 
     def opponent_turn(self) -> int | None:
-        """The opponent's seat if it is to move now, else ``None`` (the learner is to move,
-        or the episode is over). A start where the game ends before the learner's first
-        move is dealt again, as ``OpponentPoolEnv.reset`` does (the next opening, at last the
-        game's start).
+        """:meth:`Duel.opponent_turn`; a start where the game ends before the learner's
+        first move is dealt again, as ``OpponentPoolEnv.reset`` does (the next opening, at
+        last the game's start).
 
         Raises:
             ValueError: a start without an opening ends before the learner moves.
         """
-        game = self.game
         while True:
-            player = game.current_player(self.state)
-            ended = player == TERMINAL
-            if not ended and self.moves < game.info.max_moves:
-                return None if player == self.seat else player
-            if self.learner_moved:
-                self.terminated, self.truncated = ended, not ended
-                return None
+            player = super().opponent_turn()
+            if player is not None or not self.over or self.learner_moved:
+                return player
             if self._openings_left > 0:
                 self._deal_opening(None)
             elif self._openings_left == 0:
                 self._openings_left = -1
                 self._deal(None, (self._options or {}).get("position"))
             else:
-                how = "ends" if ended else "is truncated"
-                raise ValueError(f"the game {how} before the learner (seat {self.seat}) "
-                                 f"moves: {game.to_notation(self.state)!r}")
-
-    def play_opponent(self, action: int) -> None:
-        """The opponent's move."""
-        self.state, rewards = advance(self.game, self.state, action, self.np_random)
-        self.opponent_reward += rewards[self.seat]
-        self.moves += 1
+                raise self.start_error()
 
     def view(self) -> np.ndarray:
-        """The learner's observation; refreshes :attr:`mask`."""
-        game = self.game
-        self.mask = (np.zeros(game.info.num_actions, dtype=bool) if self.over
-                     else game.legal_mask(self.state).astype(bool))
-        return game.observation(self.state, self.seat)
+        """The learner's observation; refreshes :attr:`learner_mask`."""
+        self.learner_mask = self.mask()
+        return self.observation()
 
     def info(self) -> dict[str, Any]:
         """The step's ``info`` as ``OpponentPoolEnv`` gives it (after :meth:`view`)."""
-        info = {"action_mask": self.mask, "seat": self.seat, "opponent": self.opponent_label}
+        info = {"action_mask": self.learner_mask, "seat": self.seat,
+                "opponent": self.opponent_label}
         if self.illegal:
             info["illegal_action"] = True
         return info
@@ -290,40 +245,15 @@ class BatchedPoolEnv(VecEnv):
 
     def _settle(self, games: Iterable[PoolGame]) -> None:
         """Let the opponents move until each of ``games`` waits for the learner or has
-        ended: in rounds of one move per game, the games of one network in one call."""
-        game = self.game
+        ended (:func:`~tris_envs.envs.turns.play_opponents`: the games of one network in
+        one call per round), their time added up per pool label."""
         seconds = self.opponent_seconds
-        waiting = list(games)
-        while waiting:
-            movers = []
-            batches: dict[int, tuple[Any, list[tuple[PoolGame, int]]]] = {}
-            for pool_game in waiting:
-                player = pool_game.opponent_turn()
-                if player is None:
-                    continue
-                movers.append(pool_game)
-                if pool_game.network is not None:
-                    batches.setdefault(id(pool_game.network), (pool_game.network, []))[1].append(
-                        (pool_game, player))
-                    continue
-                began = time.perf_counter()
-                action = pool_game.opponent.act(game, pool_game.state)
-                seconds[pool_game.opponent_label] += time.perf_counter() - began
-                pool_game.play_opponent(action)
-            for network, batch in batches.values():
-                began = time.perf_counter()
-                observations = np.stack([game.observation(g.state, player) for g, player in batch])
-                masks = np.stack([game.legal_mask(g.state).astype(bool) for g, _ in batch])
-                probabilities = masked_probabilities(network, observations, masks)
-                for (pool_game, _), row, mask in zip(batch, probabilities, masks):
-                    opponent = pool_game.opponent
-                    pool_game.play_opponent(choose_action(row, mask, opponent.deterministic,
-                                                          opponent.rng))
-                share = (time.perf_counter() - began) / len(batch)
-                for pool_game, _ in batch:
-                    label = pool_game.opponent_label
-                    seconds[SELF if label.startswith(f"{SELF}:") else label] += share
-            waiting = movers
+
+        def timer(duel: Duel, spent: float) -> None:
+            label = cast(PoolGame, duel).opponent_label
+            seconds[SELF if label.startswith(f"{SELF}:") else label] += spent
+
+        play_opponents(games, timer)
 
     # ----- VecEnv plumbing -----------------------------------------------------------
     def close(self) -> None:
@@ -351,4 +281,4 @@ class BatchedPoolEnv(VecEnv):
 
     def action_masks(self) -> np.ndarray:
         """The learner's masks of all games, stacked."""
-        return np.stack([g.mask for g in self.games])
+        return np.stack([g.learner_mask for g in self.games])
