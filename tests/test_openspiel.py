@@ -367,3 +367,19 @@ def test_example_openspiel_bots() -> None:
     assert "setup draw" in out and "tant_fant: openspiel-mcts:20 vs mcts:20: " in out
     assert "tris1 start: OpenSpiel alpha-beta +0, our solver +0" in out
     assert "agree on 3,080 of 3,080 positions; start +0" in out
+
+
+def test_bench_mcts_sets_ours_beside_openspiels_bots(capsys: pytest.CaptureFixture) -> None:
+    from tris_envs.cli import main
+
+    main(["bench", "--mcts", "--env", "tris1_v0", "--rounds", "1", "--mcts-simulations",
+          "100", "--openspiel-simulations", "20"])
+    out = capsys.readouterr().out
+    assert "| tris1_v0 (tris_envs MCTSAgent) |" in out
+    assert "| tic_tac_toe (OpenSpiel C++ MCTSBot, upper anchor) |" in out
+    assert "MCTS like for like: the same start positions, 20 simulations" in out
+    row = next(line for line in out.splitlines() if line.startswith("| tris1_v0 | "))
+    ours, spiel, ratio = (float(cell.strip().rstrip("×").replace(",", ""))
+                          for cell in row.split("|")[2:5])
+    assert ratio == pytest.approx(ours / spiel, rel=0.05)
+    assert "| environment |" not in out          # --mcts: the MCTS section only

@@ -26,6 +26,17 @@ from tris_envs.games import GAMES, game_spec, make_game
 
 BASELINE = "tictactoe_v3"
 
+EXPLORATION = 1.4
+"""The UCT constant of every MCTS timed here: our ``mcts`` agents' and OpenSpiel's bots."""
+
+OPENSPIEL_SIMULATIONS = 200
+"""Simulations per search in the like-for-like comparison with OpenSpiel's Python
+``MCTSBot`` on our games (it runs tens to hundreds of simulations per second there)."""
+
+MCTS_TARGET = 2.0
+"""Target: our MCTS at least this many times as many simulations per second as OpenSpiel's
+Python ``MCTSBot`` on the same game and position."""
+
 
 def env_module(name: str) -> Any:
     """The environment module of game ``name`` (``"tant_fant_v0"`` or ``"tant_fant"``)."""
@@ -114,12 +125,19 @@ class Row:
 
 
 def run(steps: int = 20_000, rounds: int = 3, names: list[str] | None = None,
-        mcts_simulations: int = 2000) -> str:
+        mcts_simulations: int = 2000, mcts_only: bool = False,
+        openspiel_simulations: int | None = None) -> str:
     """Measure every environment, the solvers and MCTS; return a Markdown report.
 
-    ``mcts_simulations=0`` skips the MCTS section.
+    ``mcts_simulations=0`` skips the MCTS section; ``mcts_only`` gives only that section
+    (:func:`mcts_report`); ``openspiel_simulations`` is the budget of its comparison with
+    OpenSpiel (default :data:`OPENSPIEL_SIMULATIONS`).
     """
     names = names or [spec.env_name for spec in GAMES.values()]
+    openspiel_simulations = openspiel_simulations or OPENSPIEL_SIMULATIONS
+    if mcts_only:
+        return "\n".join(mcts_report(names, mcts_simulations, rounds,
+                                     openspiel_simulations)[1:])
     makers: dict[str, Callable[[], Any]] = {BASELINE: baseline_env}
     makers.update({name: env_module(name).env for name in names})
     wrapper_rows = {}
@@ -167,7 +185,7 @@ def run(steps: int = 20_000, rounds: int = 3, names: list[str] | None = None,
         verdict = "< 0.1 s " + ("met" if seconds < 0.1 else "NOT met")
         lines.append(f"| {scheme} | 20 | {positions:,.0f} | {seconds:.4f} | {verdict} |")
     if mcts_simulations:
-        lines += mcts_report(names, mcts_simulations, rounds)
+        lines += mcts_report(names, mcts_simulations, rounds, openspiel_simulations)
     return "\n".join(lines)
 
 
@@ -184,14 +202,16 @@ def mcts_simulations_per_second(game: Game, simulations: int, seed: int = 0,
     state = resolve_chance(game, game.initial_state(rng), rng)
     if search_seed is not None:
         rng = np.random.default_rng(search_seed)
-    agent = MCTSAgent(simulations, rng=rng)
+    agent = MCTSAgent(simulations, rng=rng, exploration=EXPLORATION)
     start = time.perf_counter()
     root = agent.search(game, state)
     return root.visits / (time.perf_counter() - start)
 
 
-def openspiel_simulations_per_second(simulations: int, seed: int = 0) -> float | None:
-    """OpenSpiel's Python ``MCTSBot`` (random rollouts, solver on) on its ``tic_tac_toe``.
+def openspiel_simulations_per_second(simulations: int, seed: int = 0,
+                                     cpp: bool = False) -> float | None:
+    """OpenSpiel's ``MCTSBot`` (random rollouts, solver on) on its own ``tic_tac_toe``:
+    the Python bot, or with ``cpp`` the C++ one (the upper anchor).
 
     ``None`` when OpenSpiel is not installed (``pip install 'tris_envs[bench]'``).
     """
@@ -201,11 +221,39 @@ def openspiel_simulations_per_second(simulations: int, seed: int = 0) -> float |
     except ImportError:
         return None
     game = pyspiel.load_game("tic_tac_toe")
-    bot = mcts.MCTSBot(game, uct_c=1.4, max_simulations=simulations,
+    if cpp:
+        bot = pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, seed), EXPLORATION,
+                              simulations, 1000, True, seed, False)
+    else:
+        bot = mcts.MCTSBot(game, uct_c=EXPLORATION, max_simulations=simulations,
+                           evaluator=mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed)),
+                           solve=True, random_state=np.random.RandomState(seed))
+    start = time.perf_counter()
+    root = bot.mcts_search(game.new_initial_state())
+    return root.explore_count / (time.perf_counter() - start)
+
+
+def openspiel_game_simulations_per_second(game: Game, simulations: int,
+                                          seed: int = 0) -> float | None:
+    """OpenSpiel's Python ``MCTSBot`` (random rollouts, solver on) on our ``game`` as
+    registered in OpenSpiel (``tris_envs_<game>``), from the start that
+    :func:`mcts_simulations_per_second` searches for the same ``seed``.
+
+    ``None`` when OpenSpiel is not installed (``pip install 'tris_envs[bench]'``).
+    """
+    try:
+        from open_spiel.python.algorithms import mcts
+
+        from tris_envs.integrations.openspiel import openspiel_state
+    except ImportError:
+        return None
+    rng = np.random.default_rng(seed)
+    state = openspiel_state(game, resolve_chance(game, game.initial_state(rng), rng))
+    bot = mcts.MCTSBot(state.get_game(), uct_c=EXPLORATION, max_simulations=simulations,
                        evaluator=mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed)),
                        solve=True, random_state=np.random.RandomState(seed))
     start = time.perf_counter()
-    root = bot.mcts_search(game.new_initial_state())
+    root = bot.mcts_search(state)
     return root.explore_count / (time.perf_counter() - start)
 
 
@@ -334,9 +382,11 @@ def az_report(rounds: int, moves: int = 10) -> list[str]:
     return lines
 
 
-def mcts_report(names: list[str], simulations: int, rounds: int) -> list[str]:
-    """Markdown lines: our MCTS per game, OpenSpiel's on tic-tac-toe against Tris 1, the
-    fast rollouts against the generic ones, and the ``az`` search on Tris 2."""
+def mcts_report(names: list[str], simulations: int, rounds: int,
+                openspiel_simulations: int = OPENSPIEL_SIMULATIONS) -> list[str]:
+    """Markdown lines: our MCTS per game, OpenSpiel's on tic-tac-toe against Tris 1, our
+    MCTS and OpenSpiel's Python ``MCTSBot`` on the same games and positions, the fast
+    rollouts against the generic ones, and the ``az`` search on Tris 2."""
     lines = ["", f"MCTS from the start position, {simulations} simulations, best of {rounds}",
              "", "| game | simulations/s |", "|---|---:|"]
     ours = {}
@@ -353,12 +403,37 @@ def mcts_report(names: list[str], simulations: int, rounds: int) -> list[str]:
     else:
         best = max(measured)
         lines.append(f"| tic_tac_toe (OpenSpiel MCTSBot) | {best:,.0f} |")
+        cpp = max(s for s in (openspiel_simulations_per_second(simulations, seed, cpp=True)
+                              for seed in range(rounds)) if s is not None)
+        lines.append(f"| tic_tac_toe (OpenSpiel C++ MCTSBot, upper anchor) | {cpp:,.0f} |")
         if "tris1_v0" in ours:
             lines.append(f"| ratio tris1 / OpenSpiel tic_tac_toe (target ≥ 1×) | "
                          f"{ours['tris1_v0'] / best:.2f}× |")
+        lines += like_for_like_report(names, openspiel_simulations, rounds)
     lines += playout_report(simulations, rounds, names)
     if game_spec(AZ_CASE[0]).env_name in names:
         lines += az_report(rounds)
+    return lines
+
+
+def like_for_like_report(names: list[str], simulations: int, rounds: int) -> list[str]:
+    """Markdown lines: our MCTS and OpenSpiel's Python ``MCTSBot`` on each game's start
+    for seeds ``0 .. rounds-1`` (the same positions for both; interleaved, best of
+    ``rounds``), ``simulations`` each, random rollouts, UCT constant :data:`EXPLORATION`."""
+    lines = ["", f"MCTS like for like: the same start positions, {simulations} simulations, "
+             f"random rollouts, UCT c = {EXPLORATION}, best of {rounds}", "",
+             "| game | tris_envs mcts simulations/s | OpenSpiel Python MCTSBot simulations/s "
+             "| ratio | target |", "|---|---:|---:|---:|---:|"]
+    for name in names:
+        game = env_module(name).raw_env().game
+        ours = spiel = 0.0
+        for seed in range(rounds):
+            ours = max(ours, mcts_simulations_per_second(game, simulations, seed))
+            spiel = max(spiel, openspiel_game_simulations_per_second(game, simulations, seed)
+                        or 0.0)
+        ratio = ours / spiel
+        verdict = f"≥ {MCTS_TARGET:g}× {'met' if ratio >= MCTS_TARGET else 'NOT met'}"
+        lines.append(f"| {name} | {ours:,.0f} | {spiel:,.0f} | {ratio:.2f}× | {verdict} |")
     return lines
 
 

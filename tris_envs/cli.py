@@ -110,6 +110,12 @@ def _parser() -> argparse.ArgumentParser:
                        help="environment to time (repeatable; default all)")
     bench.add_argument("--mcts-simulations", type=int, default=2000,
                        help="simulations per MCTS search timed (0: skip MCTS)")
+    bench.add_argument("--mcts", action="store_true",
+                       help="only the MCTS section: ours beside OpenSpiel's MCTSBot on the "
+                            "same games and positions (needs the openspiel extra)")
+    bench.add_argument("--openspiel-simulations", type=int,
+                       help="simulations per search of the comparison with OpenSpiel "
+                            "(default: tris_envs.benchmark.OPENSPIEL_SIMULATIONS)")
     bench.add_argument("--jax", action="store_true",
                        help="instead: the JAX games at batch 1, 64 and 1,024 beside Pgx's "
                             "tic_tac_toe and connect_four (needs the jax extra)")
@@ -223,10 +229,15 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     elif args.command == "bench":
         from tris_envs.benchmark import run
 
-        if args.steps < 1 or args.rounds < 1 or args.mcts_simulations < 0:
-            parser.error("--steps and --rounds must be at least 1, --mcts-simulations >= 0")
+        if (args.steps < 1 or args.rounds < 1 or args.mcts_simulations < 0
+                or (args.openspiel_simulations or 1) < 1):
+            parser.error("--steps, --rounds and --openspiel-simulations must be at least 1, "
+                         "--mcts-simulations >= 0")
+        if args.mcts and args.mcts_simulations < 1:
+            parser.error("--mcts needs --mcts-simulations of at least 1")
         print(run(steps=args.steps, rounds=args.rounds, names=args.env,
-                  mcts_simulations=args.mcts_simulations))
+                  mcts_simulations=args.mcts_simulations, mcts_only=args.mcts,
+                  openspiel_simulations=args.openspiel_simulations))
     elif args.command == "replay":
         from tris_envs.replay import read_records, write_html
 
