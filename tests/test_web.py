@@ -157,6 +157,32 @@ def test_agents_report_their_own_evaluation() -> None:
     assert session.evaluation.startswith("mcts:50: ") and "simulations" in session.evaluation
 
 
+@pytest.mark.parametrize("game", list(GAMES))
+def test_every_game_against_the_scripted_agents(game: str) -> None:
+    for spec in ("random", "greedy", "mcts:20", "mcts:20:decisive", "alphabeta:1"):
+        session = Session.new(game, seats=(spec, "human"), seed=0)
+        session.agent_move()
+        assert session.record.players[0] == spec
+        assert [move[0] for move in session.record.moves if move[0] >= 0] == [0]
+        assert session.view()["human_to_move"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", list(GAMES))
+def test_every_game_against_the_solver_and_the_trained_agents(game: str) -> None:
+    shipped_az = {"tant_fant", "tris1"}
+    for spec in ("solver", "ppo", "az", "az:0"):
+        if (spec == "solver" and not GAMES[game].solvable) or (
+                spec.startswith("az") and game not in shipped_az):
+            error = ValueError if spec == "solver" else FileNotFoundError
+            with pytest.raises(error, match="cannot play|no AlphaZero network is shipped"):
+                Session.new(game, seats=(spec, "human"), seed=0)
+            continue
+        session = Session.new(game, seats=(spec, "human"), seed=0)
+        session.agent_move()
+        assert session.view()["human_to_move"] and session.record.moves
+
+
 def test_serve_refuses_a_port_out_of_range(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stop:
         main(["serve", "--port", "70000"])

@@ -94,7 +94,8 @@ class Session:
             seed: Seed of the dice, the setup and the agents (``None``: fresh entropy).
 
         Raises:
-            ValueError: an unknown game, option, option value or agent spec.
+            ValueError: an unknown game, option, option value or agent spec, or the
+                solver in a game (or phase) it cannot solve.
             FileNotFoundError: an agent file that does not exist, or no network shipped.
             ImportError: a ``ppo`` agent without the ``train`` extra.
         """
@@ -106,6 +107,8 @@ class Session:
                             rules.to_notation(state))
         session = cls(rules, list(seats), agents, rng, state, record)
         session._resolve_chance()
+        if any(isinstance(agent, SolverAgent) for agent in agents):
+            rules.solver_root(session.state)     # refuses a game or phase it cannot solve
         return session
 
     @classmethod
