@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -383,3 +384,26 @@ def test_bench_mcts_sets_ours_beside_openspiels_bots(capsys: pytest.CaptureFixtu
                           for cell in row.split("|")[2:5])
     assert ratio == pytest.approx(ours / spiel, rel=0.05)
     assert "| environment |" not in out          # --mcts: the MCTS section only
+
+
+SHIMMY_CASES = [case if case[1] == GAMES[case[0]].option_sets[0]       # one per game by default
+                else pytest.param(*case, marks=pytest.mark.slow) for case in CASES]
+
+
+@pytest.mark.parametrize(("name", "options"), SHIMMY_CASES, ids=IDS)
+def test_shimmy_openspiel_compatibility_passes_pettingzoo_api_test(name: str,
+                                                                  options: dict) -> None:
+    """Shimmy's PettingZoo view of OpenSpiel games (chance nodes played inside it)."""
+    shimmy = pytest.importorskip("shimmy")
+    from pettingzoo.test import api_test
+
+    env = shimmy.OpenSpielCompatibilityV0(env=openspiel.load(name, **options))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(env, num_cycles=100)
+    expected = {"Observation numpy array is all zeros.",  # Tris 1's empty start board
+                # Shimmy declares Box(-inf, inf) observation spaces for every OpenSpiel game
+                "Agent's minimum observation space value is -infinity. This is probably too low.",
+                "Agent's maximum observation space value is infinity. This is probably too high"}
+    unexpected = {str(w.message) for w in caught if w.category is UserWarning} - expected
+    assert not unexpected
