@@ -1,5 +1,6 @@
-"""What a new user of the installed package meets first: a missing extra named, a missing
-network refused before any "loading" line, Gymnasium's ids as the quick start gives them."""
+"""What a new user of the installed package meets first: a missing extra named (bench,
+train ppo, evaluate), a missing network refused before any "loading" line, Gymnasium's ids
+as the quick start gives them."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import sys
 
 import pytest
 
-from tris_envs import benchmark
+from tris_envs import benchmark, cli
 from tris_envs.games import make_game
 from tris_envs.play import play_session
 
@@ -19,6 +20,20 @@ def test_bench_without_pygame_names_the_render_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "pygame", None)
     with pytest.raises(ImportError, match=r"pip install 'tris_envs\[render\]'"):
         benchmark.baseline_env()
+
+
+def test_train_ppo_and_evaluate_without_the_train_extra_name_it(monkeypatch, capsys, tmp_path):
+    for name in ("torch", "sb3_contrib", "stable_baselines3"):
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.delitem(sys.modules, "tris_envs.training.train", raising=False)
+    assert cli.main(["train", "ppo", "--game", "tris1", "--out", str(tmp_path / "run")]) == 2
+    assert capsys.readouterr().err == ("tris-envs train ppo: error: training needs the train "
+                                       "extra: pip install 'tris_envs[train]'\n")
+    assert not (tmp_path / "run").exists()
+    assert cli.main(["evaluate", str(tmp_path / "final.zip"), "--game", "tris1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tris-envs evaluate: error: PPO checkpoints need the train extra")
+    assert err.endswith("pip install 'tris_envs[train]'\n")
 
 
 def test_a_missing_network_is_refused_before_the_loading_line():
