@@ -308,11 +308,12 @@ READY = (f"({RESULT} !== '' || document.getElementById('first-step') !== null) &
 
 
 def play_in_browser(browser: Browser, server: str, game: str, tmp_path: Path,
-                    seed: int) -> None:
+                    seed: int, option: str = "") -> None:
     """A person (seat 0) against ``random``, all by clicks: a hint, a move, undo, the game
     to its end, the record downloaded, replayed here, and opened in the page again."""
+    extra = f"&option={option}" if option else ""
     browser.page("Page.navigate", url=f"{server}/?game={game}&seat0=human&seat1=random"
-                                      f"&seed={seed}")
+                                      f"&seed={seed}{extra}")
     browser.wait(f"typeof view !== 'undefined' && view !== null && view.game === '{game}' "
                  f"&& location.search.includes('game={game}') && ({READY})")
     legal = browser.js("document.querySelectorAll('#first-step button').length")
@@ -342,8 +343,11 @@ def play_in_browser(browser: Browser, server: str, game: str, tmp_path: Path,
         browser.wait(f"{MOVES} > {count} && ({READY})")
     final = browser.js(POSITION)
     assert browser.js(RESULT), "the game did not end"
-    downloads = tmp_path / game
+    downloads = tmp_path / "downloads"
     downloads.mkdir()
+    if option:
+        assert browser.js("JSON.stringify(view.options)").find(
+            json.dumps(option.split("=")[1])) > 0
     browser.command("Browser.setDownloadBehavior", behavior="allow",
                     downloadPath=str(downloads))
     browser.click("#download")
@@ -426,3 +430,11 @@ def test_browser_shows_a_bad_spec_as_a_message(browser: Browser, server: str) ->
     message = browser.wait("!document.getElementById('error').hidden && "
                            "document.getElementById('error').textContent")
     assert "unknown agent spec 'mtcs'" in message
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("game", "option"), [("tris2", "setup=placement"),
+                                              ("doppia_scelta", "setup=coloring")])
+def test_browser_plays_the_setup_phases(browser: Browser, server: str, tmp_path: Path,
+                                        game: str, option: str) -> None:
+    play_in_browser(browser, server, game, tmp_path, seed=3, option=option)

@@ -246,6 +246,11 @@ async function start() {
   const params = new URLSearchParams(location.search);
   if (params.has("game")) $("game").value = params.get("game");
   fillOptions();
+  for (const pair of params.getAll("option")) {        // ?option=setup=placement
+    const [name, ...value] = pair.split("=");
+    const input = document.querySelector(`#options input[data-option="${name}"]`);
+    if (input) input.value = value.join("=");
+  }
   for (const name of ["seat0", "seat1", "seed"]) {
     if (params.has(name)) $(name).value = params.get(name);
   }
