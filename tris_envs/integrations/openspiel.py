@@ -217,27 +217,26 @@ class _Position:
     action: int
 
     @classmethod
-    def setup(cls, rules: _Rules, draws: tuple[int, ...]) -> _Position:
-        """The position after the setup draws ``draws`` (a chance node until complete)."""
+    def at(cls, rules: _Rules, state: Any, plies: int, draws: tuple[int, ...]) -> _Position:
+        """The position of core ``state`` after ``plies`` moves (a start: no parent)."""
         position = cls()
-        position.rules, position.draws, position.plies = rules, draws, 0
+        position.rules, position.state, position.draws = rules, state, draws
+        position.plies, position.need = plies, 0
         position.totals = position.last = (0.0, 0.0)
         position.parent, position.action = None, -1
-        try:
-            position.state = rules.game.initial_state(_ScriptedDraws(draws))  # type: ignore[arg-type]
-            position.need = 0
-        except _NeedDraw as need:
-            position.state, position.need = None, need.size
         position.player = position._player()
         return position
 
     @classmethod
-    def at(cls, rules: _Rules, state: Any, plies: int, draws: tuple[int, ...]) -> _Position:
-        """The position of core ``state`` after ``plies`` moves (a start: no parent)."""
-        position = cls.setup(rules, draws)
-        position.state, position.plies, position.need = state, plies, 0
-        position.player = position._player()
-        return position
+    def setup(cls, rules: _Rules, draws: tuple[int, ...]) -> _Position:
+        """The position after the setup draws ``draws`` (a chance node until complete)."""
+        try:
+            state = rules.game.initial_state(_ScriptedDraws(draws))  # type: ignore[arg-type]
+        except _NeedDraw as need:
+            position = cls.at(rules, None, 0, draws)
+            position.need = need.size
+            return position
+        return cls.at(rules, state, 0, draws)
 
     def _player(self) -> int:
         if self.state is None:
@@ -290,9 +289,8 @@ def _restore(key: tuple[str, tuple[tuple[str, Any], ...]], draws: tuple[int, ...
              start: str | None, plies: int, actions: tuple[int, ...]) -> _Position:
     """The position a pickled :class:`_Position` stands for (see its ``__reduce__``)."""
     rules = _rules(key)
-    position = _Position.setup(rules, draws)
-    if start is not None:
-        position = _Position.at(rules, rules.game.from_notation(start), plies, draws)
+    position = (_Position.setup(rules, draws) if start is None
+                else _Position.at(rules, rules.game.from_notation(start), plies, draws))
     for action in actions:
         position = position.child(action)
     return position
@@ -382,26 +380,14 @@ class TrisEnvsGame(pyspiel.Game):
 
     def __init__(self, params: Mapping[str, Any] | None = None) -> None:
         name = self.name
-        registered = GAME_TYPES[name]
-        values = dict(registered.parameter_specification)
+        values = dict(GAME_TYPES[name].parameter_specification)
         values.update(params or {})
         self.rules = _rules((name, tuple(sorted(values.items()))))
         game = self.rules.game
         points = getattr(game, "reward", "win_loss") == "points"
-        game_type = pyspiel.GameType(
-            short_name=registered.short_name, long_name=registered.long_name,
-            dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-            chance_mode=(pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
-                         if self.rules.stochastic else pyspiel.GameType.ChanceMode.DETERMINISTIC),
-            information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-            utility=(pyspiel.GameType.Utility.GENERAL_SUM if points
-                     else pyspiel.GameType.Utility.ZERO_SUM),
-            reward_model=(pyspiel.GameType.RewardModel.REWARDS if points
-                          else pyspiel.GameType.RewardModel.TERMINAL),
-            max_num_players=2, min_num_players=2,
-            provides_information_state_string=True, provides_information_state_tensor=False,
-            provides_observation_string=True, provides_observation_tensor=True,
-            parameter_specification=registered.parameter_specification)
+        game_type = _game_type(name, self.rules.stochastic, points)
+        # the core's own chance outcomes are numbered below its action count (Tritoc's:
+        # sums 2-12 and 1 for a pass), setup draws below their number of outcomes
         chance_outcomes = max([*self.rules.setup_sizes, 0 if game.info.deterministic
                                else game.info.num_actions])
         info = pyspiel.GameInfo(
@@ -601,25 +587,34 @@ class AgentBot(pyspiel.Bot):
 
 
 # ----- registration --------------------------------------------------------------------------
-def _game_type(name: str) -> pyspiel.GameType:
-    spec = GAMES[name]
-    stochastic = any(_rules((name, tuple(sorted(parameters(name, **options).items()))))
-                     .stochastic for options in spec.option_sets)
+def _game_type(name: str, stochastic: bool, points: bool = False) -> pyspiel.GameType:
+    """OpenSpiel's facts about game ``name``: with chance nodes or not, zero-sum with
+    terminal rewards or (Tritoc's ``points``) general-sum with rewards on the way."""
     return pyspiel.GameType(
-        short_name=PREFIX + name, long_name=f"tris_envs {spec.title}",
+        short_name=PREFIX + name, long_name=f"tris_envs {GAMES[name].title}",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=(pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if stochastic
                      else pyspiel.GameType.ChanceMode.DETERMINISTIC),
         information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-        utility=pyspiel.GameType.Utility.ZERO_SUM,
-        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        utility=(pyspiel.GameType.Utility.GENERAL_SUM if points
+                 else pyspiel.GameType.Utility.ZERO_SUM),
+        reward_model=(pyspiel.GameType.RewardModel.REWARDS if points
+                      else pyspiel.GameType.RewardModel.TERMINAL),
         max_num_players=2, min_num_players=2,
         provides_information_state_string=True, provides_information_state_tensor=False,
         provides_observation_string=True, provides_observation_tensor=True,
         parameter_specification=parameters(name))
 
 
-GAME_TYPES: dict[str, pyspiel.GameType] = {name: _game_type(name) for name in GAMES}
+def _registered_type(name: str) -> pyspiel.GameType:
+    """The type registered for game ``name``: stochastic if any option set of the
+    registry's conformance sets has chance nodes."""
+    stochastic = any(_rules((name, tuple(sorted(parameters(name, **options).items()))))
+                     .stochastic for options in GAMES[name].option_sets)
+    return _game_type(name, stochastic)
+
+
+GAME_TYPES: dict[str, pyspiel.GameType] = {name: _registered_type(name) for name in GAMES}
 """The registered game type of each game, by the package's name (``"tris2"``)."""
 
 GAME_CLASSES: dict[str, type[TrisEnvsGame]] = {
