@@ -323,7 +323,8 @@ def play_in_browser(browser: Browser, server: str, game: str, tmp_path: Path,
     shots = os.environ.get("TRIS_ENVS_WEB_SCREENSHOTS")
     if shots:
         picture = browser.page("Page.captureScreenshot", format="png")["data"]
-        Path(shots, f"web_{game}.png").write_bytes(base64.b64decode(picture))
+        phase = f"_{option.split('=')[1]}" if option else ""          # web_tris2_placement
+        Path(shots, f"web_{game}{phase}.png").write_bytes(base64.b64decode(picture))
     before = browser.js(MOVES)
     first_position = browser.js(POSITION)
     browser.click("#first-step button")
