@@ -382,7 +382,7 @@ def test_browser_plays_every_game_to_the_end(browser: Browser, server: str, tmp_
 
 
 def test_a_thinking_agent_holds_up_no_other_game(server: str) -> None:
-    _, slow = request(server, "/api/new", {"game": "tant_fant", "seats": ["mcts:2s", "human"]})
+    _, slow = request(server, "/api/new", {"game": "tant_fant", "seats": ["mcts:1s", "human"]})
     _, other = request(server, "/api/new", {"game": "tris1", "seats": ["human", "random"]})
     answers: list[Any] = []
     thinking = threading.Thread(target=lambda: answers.append(
@@ -390,7 +390,7 @@ def test_a_thinking_agent_holds_up_no_other_game(server: str) -> None:
     thinking.start()
     status, view = request(server, f"/api/session/{other['id']}/move", {"action": 4})
     assert status == 200 and view["moves"][0]["name"] == "1,1"
-    assert thinking.is_alive()                   # the search of 2 s is still running
+    assert thinking.is_alive()                   # the search of 1 s is still running
     thinking.join()
     assert answers[0][0] == 200 and len(answers[0][1]["moves"]) == 1
 
