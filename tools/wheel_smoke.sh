@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The package as a pip user gets it: build the sdist and the wheel (python -m build), check
-# them with twine, install the wheel with its train extra into a fresh virtual environment
-# outside the repository (CPU-only PyTorch chosen by tools/torch_index.py, as the Makefile
-# does) and use it there: every environment created and played to the end, the Gymnasium
-# ids, tris-envs eval with the shipped az and ppo agents, a tiny tris-envs train ppo run
-# with the shipped config and tris-envs evaluate of its checkpoint, the train commands'
-# --help, and tris-envs bench naming the extra it lacks.
+# them with twine, install the wheel with its train and jax extras into a fresh virtual
+# environment outside the repository (CPU-only PyTorch chosen by tools/torch_index.py, as
+# the Makefile does) and use it there: every environment created and played to the end, the
+# Gymnasium ids, tris-envs eval with the shipped az and ppo agents, tiny tris-envs train ppo
+# (the shipped config) and tris-envs train az runs, tris-envs evaluate of the PPO
+# checkpoint and eval of the az network, the train commands' --help, and tris-envs bench
+# naming the extra it lacks.
 #
 # Usage: tools/wheel_smoke.sh            (from anywhere; needs only python3 and an index)
 #   PYTHON=python3.12 tools/wheel_smoke.sh   the interpreter of both virtual environments
@@ -28,14 +29,14 @@ step "build and twine check"
 "$WORK/tools/bin/twine" check --strict "$WORK"/dist/*
 WHEEL="$(ls "$WORK"/dist/tris_envs-*.whl)"
 
-step "install $(basename "$WHEEL")[train] into a fresh environment"
+step "install $(basename "$WHEEL")[train,jax] into a fresh environment"
 "$PYTHON" -m venv "$WORK/env"
 BIN="$WORK/env/bin"
 "$BIN/pip" install -q --upgrade pip
 TORCH_ARGS="$("$PYTHON" "$ROOT/tools/torch_index.py")"
 # shellcheck disable=SC2086  # TORCH_ARGS is empty or "--index-url URL"
 "$BIN/pip" install -q $TORCH_ARGS "torch==2.13.0"
-"$BIN/pip" install -q "$WHEEL[train]"
+"$BIN/pip" install -q "$WHEEL[train,jax]"
 
 # everything below runs outside the checkout, on the installed package only
 cd "$WORK"
@@ -74,6 +75,11 @@ step "tris-envs train ppo (a few hundred steps, the shipped config) and tris-env
     --out "$WORK/run" --set ppo.n_steps=64 --set ppo.batch_size=64 --set eval.games=2 \
     --set 'eval.opponents=["random"]'
 "$BIN/tris-envs" evaluate "$WORK/run/final.pt" --game tris1 --games 2 --opponents random,solver
+step "tris-envs train az (two iterations of a tiny network)"
+"$BIN/tris-envs" train az --game tris1 --envs 4 --steps 2 --simulations 2 --batch 8 \
+    --width 4 --blocks 1 --iterations 2 --checkpoint-every 2 --eval-games 2 \
+    --opponents random --out "$WORK/az" --quiet
+"$BIN/tris-envs" eval tris1 "az:$WORK/az/final.npz:10" random --games 2
 "$BIN/tris-envs" train ppo --help >/dev/null
 "$BIN/tris-envs" train az --help >/dev/null
 "$BIN/python" -m tris_envs --help >/dev/null
