@@ -41,6 +41,8 @@ demo: $(DEMO_STAMP)
 	@echo "  more in README.md (Next: play, evaluate, train) and docs/index.md"
 
 test: $(STAMP)
+	# the recipes' libraries (tests/test_recipes.py), not part of make demo
+	$(BIN)/pip install -q -e ".[tianshou,torchrl]"
 	SDL_VIDEODRIVER=dummy $(BIN)/python -m pytest -n 2 -q
 
 bench: $(STAMP)
