@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tris_envs.alphazero.network import NetConfig, Network, load, masked_softmax, save
+from tris_envs.agents.az_network import NetConfig, Network, load, masked_softmax, save
 from tris_envs.games import GAMES
 
 SPECS = [pytest.param(spec, id=spec.name) for spec in GAMES.values()]
@@ -96,7 +96,7 @@ def test_files_round_trip_and_bad_files_are_refused(tmp_path):
 # ----- the az agents ------------------------------------------------------------------------
 def test_az_agents_play_with_and_without_search(tmp_path):
     from tris_envs.agents import make_agent
-    from tris_envs.alphazero.agent import AZAgent
+    from tris_envs.agents.az import AZAgent
     from tris_envs.evaluation import play_match
 
     game, state = start(GAMES["tris1"])
@@ -162,7 +162,7 @@ def test_a_format_1_network_reads_as_format_2_with_the_same_outputs(tmp_path):
     np.savez(tmp_path / "old.npz", __config__=np.array(json.dumps(header)), **old)
     observation = game.observation(state, game.current_player(state))[None]
     loaded = load(tmp_path / "old.npz", game)
-    from tris_envs.alphazero.network import _conv3x3, _relu
+    from tris_envs.agents.az_network import _conv3x3, _relu
 
     # the format 1 value by hand: the mean over the cells of the trunk, then the old layer
     w = loaded.weights

@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("mctx")
 
-from tris_envs.alphazero.network import load
+from tris_envs.agents.az_network import load
 from tris_envs.alphazero.train import Config, load_config, main, train
 from tris_envs.games import GAMES
 
@@ -120,7 +120,7 @@ def test_games_that_do_not_split_over_the_devices_are_refused(tmp_path):
 @pytest.mark.parametrize("path", sorted(Path("training/configs").glob("az_*.toml")),
                          ids=lambda p: p.stem)
 def test_every_config_parses_and_names_its_variant(path):
-    from tris_envs.alphazero.agent import variant_name
+    from tris_envs.agents.az import variant_name
 
     config = load_config(path, {})
     game = GAMES[config.game].make(**config.options)

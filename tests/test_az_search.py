@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from test_agents import DiceRace
 
+from tris_envs.agents.az import BATCH_SIZE, SHIPPED_DIR, AZAgent, NetworkEvaluator
+from tris_envs.agents.az_network import NetConfig, Network, initial_weights
 from tris_envs.agents.mcts import MCTSAgent, MCTSNode
-from tris_envs.alphazero.agent import BATCH_SIZE, SHIPPED_DIR, AZAgent, NetworkEvaluator
-from tris_envs.alphazero.network import NetConfig, Network, initial_weights
 from tris_envs.benchmark import az_report, az_seconds_per_move
 from tris_envs.core import solve
 from tris_envs.core.game import CHANCE, TERMINAL, resolve_chance
@@ -167,7 +167,7 @@ BEFORE_BATCHING = {
 def format_1_network(name, seed=7):
     """small_network as 93b9efd drew it: format 1's value head (``value.w1`` of shape
     ``(width, width)`` over the mean of the cells), then read as format 2 the way
-    :func:`~tris_envs.alphazero.network.load` reads a format 1 file."""
+    :func:`~tris_envs.agents.az_network.load` reads a format 1 file."""
     game = make_game(name)
     config = NetConfig(name, {}, 8, 1)
     shapes = config.shapes(game) | {"value.w1": (8, 8)}

@@ -154,8 +154,8 @@ def test_help_is_plain_text_and_describes_the_agents(command, capsys):
 
 def test_agent_help_states_the_real_defaults():
     from tris_envs.agents import make_agent
+    from tris_envs.agents.az import DEFAULT_SIMULATIONS
     from tris_envs.agents.factory import AGENT_HELP
-    from tris_envs.alphazero.agent import DEFAULT_SIMULATIONS
 
     assert f"{make_agent('mcts').simulations} simulations per move" in AGENT_HELP
     assert f"alpha-beta search, {make_agent('alphabeta').plies} plies" in AGENT_HELP

@@ -83,3 +83,72 @@ def test_random_agent_plays_legal_moves():
         move = agent.act(game, state)
         assert move in game.legal_actions(state)
         state = game.apply(state, move)
+
+
+# ----- tools/import_graph.py -------------------------------------------------------------------
+def _import_graph():
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    if "import_graph" not in sys.modules:      # its dataclass looks its module up there
+        path = Path(__file__).resolve().parents[1] / "tools" / "import_graph.py"
+        spec = importlib.util.spec_from_file_location("import_graph", path)
+        sys.modules["import_graph"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules["import_graph"])
+    return sys.modules["import_graph"]
+
+
+def _package(root, files):
+    for name, text in files.items():
+        path = root / "tris_envs" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root / "tris_envs"
+
+
+def test_import_graph_finds_circles_and_upward_imports(tmp_path, capsys):
+    graph = _import_graph()
+    package = _package(tmp_path, {
+        "__init__.py": "",
+        "core/__init__.py": "from tris_envs.core.game import Game\n",
+        "core/game.py": "class Game: ...\n",
+        "games/__init__.py": "from .rules import Rules\n",
+        "games/rules.py": "from tris_envs.core import Game\nfrom . import notation\n",
+        "games/notation.py": "def f():\n    from tris_envs.games.rules import Rules\n",
+        "agents/__init__.py": ("from typing import TYPE_CHECKING\n"
+                               "if TYPE_CHECKING:\n    from tris_envs.cli import main\n"
+                               "def make():\n    from tris_envs.alphazero import net\n"),
+        "alphazero/__init__.py": "", "alphazero/net.py": "import tris_envs.games.rules\n",
+        "cli.py": "from tris_envs import agents\n",
+    })
+    edges = graph.edges(package, "tris_envs")
+    found = {(e.source, e.target, e.lazy) for e in edges}
+    assert ("tris_envs.games", "tris_envs.games.rules", False) in found      # relative
+    assert ("tris_envs.games.rules", "tris_envs.games.notation", False) in found
+    assert ("tris_envs.games.notation", "tris_envs.games.rules", True) in found  # lazy
+    assert ("tris_envs.cli", "tris_envs.agents", False) in found
+    assert not any(e.target == "tris_envs.cli" for e in edges)          # TYPE_CHECKING
+    assert graph.circles(edges) == [["tris_envs.games.notation", "tris_envs.games.rules"]]
+    assert [(e.source, e.target) for e in graph.upward(edges)] == [
+        ("tris_envs.agents", "tris_envs.alphazero.net")]
+    assert graph.main([str(package)]) == 1
+    out = capsys.readouterr().out
+    assert "circle: tris_envs.games.notation <-> tris_envs.games.rules" in out
+    assert ("upward: tris_envs.agents (layer 2) imports tris_envs.alphazero.net (layer 5) "
+            "at line 5 (lazy)") in out
+    assert graph.main([str(package), "--top-level"]) == 0               # both were lazy
+    assert "0 circles; 0 upward imports" in capsys.readouterr().out
+    assert graph.main([str(package), "--dot"]) == 1
+    assert '"tris_envs.games.notation" -> "tris_envs.games.rules" [style=dashed];' in \
+        capsys.readouterr().out
+
+
+def test_import_graph_reads_the_package():
+    graph = _import_graph()
+    edges = graph.edges(graph.ROOT / "tris_envs")
+    assert {(e.source, e.target) for e in edges} >= {
+        ("tris_envs.evaluation.match", "tris_envs.evaluation.backends"),
+        ("tris_envs.evaluation.backends", "tris_envs.evaluation.engine")}
+    assert not any(e.source.startswith("tris_envs.evaluation.engine")
+                   and e.target.startswith("tris_envs.evaluation.match") for e in edges)

@@ -336,9 +336,9 @@ def az_seconds_per_move(simulations: int, batch_size: int, moves: int, seed: int
     is the wall time less the moments other processes held the CPU (the network runs on
     one thread).
     """
+    from tris_envs.agents.az import EXPLORATION, NetworkEvaluator
+    from tris_envs.agents.az_network import NetConfig, Network
     from tris_envs.agents.mcts import MCTSAgent
-    from tris_envs.alphazero.agent import EXPLORATION, NetworkEvaluator
-    from tris_envs.alphazero.network import NetConfig, Network
 
     game = make_game(AZ_CASE[0])
     rng = np.random.default_rng(seed)
@@ -365,7 +365,7 @@ def az_report(rounds: int, moves: int = 10) -> list[str]:
     """Markdown lines: :func:`az_seconds_per_move` of :data:`AZ_CASE`, leaves one at a time
     and in the ``az`` agents' default batches, best of ``rounds`` (round ``r`` plays from
     seed ``r``)."""
-    from tris_envs.alphazero.agent import BATCH_SIZE
+    from tris_envs.agents.az import BATCH_SIZE
 
     name, width, blocks, simulations, target = AZ_CASE
     lines = ["", f"az:{simulations} on {name}, a random network of width {width} and "

@@ -24,16 +24,16 @@ from typing import Any, cast
 
 import numpy as np
 
+from tris_envs.agents.az_network import Network, load
 from tris_envs.agents.cache import LRUCache
 from tris_envs.agents.mcts import Evaluation, MCTSAgent
-from tris_envs.alphazero.network import Network, load
+from tris_envs.agents.shipped import SHIPPED_DIR
 from tris_envs.core.game import Game
 
 DEFAULT_SIMULATIONS = 100
 EXPLORATION = 1.25
 BATCH_SIZE = 8
 """New leaves a search evaluates per network call (see :class:`AZAgent`)."""
-SHIPPED_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
 
 _NETWORKS: LRUCache[tuple[str, str], Network] = LRUCache(8)
 

@@ -185,10 +185,10 @@ def load(path: str | Path, game: Game) -> Network:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"network {str(path)!r} not found (an .npz written by "
-                                "tris_envs.alphazero.network.save or training/alphazero.py)")
+                                "tris_envs.agents.az_network.save or training/alphazero.py)")
     if not zipfile.is_zipfile(path):
         raise ValueError(f"network {str(path)!r} is not a network file (an .npz written by "
-                         "tris_envs.alphazero.network.save or training/alphazero.py)")
+                         "tris_envs.agents.az_network.save or training/alphazero.py)")
     try:
         with np.load(path, allow_pickle=False) as data:
             header = json.loads(str(data["__config__"]))

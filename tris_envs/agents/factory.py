@@ -98,7 +98,7 @@ def make_agent(spec: str, rng: np.random.Generator | None = None) -> Agent:
 
 def _az_agent(spec: str, rng: np.random.Generator | None) -> Agent:
     """``az``, ``az:<simulations>``, ``az:<path>``, ``az:<path>:<simulations>``."""
-    from tris_envs.alphazero.agent import DEFAULT_SIMULATIONS, AZAgent
+    from tris_envs.agents.az import DEFAULT_SIMULATIONS, AZAgent
 
     rest = spec[len("az:"):] if spec != "az" else ""
     path, _, budget = rest.rpartition(":")

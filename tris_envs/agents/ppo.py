@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from tris_envs.agents.cache import LRUCache
+from tris_envs.agents.shipped import SHIPPED_DIR
 from tris_envs.core.game import Game
 
 if TYPE_CHECKING:
@@ -57,9 +58,6 @@ TRAIN_EXTRA = "pip install 'tris_envs[train]'"
 
 MODEL_CACHE_SIZE = 32
 """Loaded policies kept per process (least recently used dropped first)."""
-
-SHIPPED_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
-"""Where the trained policies shipped with the package live (``<game>.pt``)."""
 
 _POLICIES: LRUCache[tuple[str, int, int], MaskableActorCriticPolicy] = LRUCache(
     MODEL_CACHE_SIZE)

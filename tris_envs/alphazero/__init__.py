@@ -1,15 +1,29 @@
 """Search-guided self-play in the AlphaZero family, in one place.
 
-* :mod:`~tris_envs.alphazero.network`: the versioned ``.npz`` network every back end reads
-  and writes, evaluated with NumPy alone (what the ``az`` agents play, so playing needs
-  neither JAX nor PyTorch);
-* :mod:`~tris_envs.alphazero.agent`: the ``az`` agents (the network guiding the package's
-  MCTS);
-* :mod:`~tris_envs.alphazero.jax_net`: the same network as a pure JAX function;
+* :mod:`~tris_envs.alphazero.jax_net`: the network of the ``az`` agents
+  (:mod:`tris_envs.agents.az_network`, the versioned ``.npz`` every back end reads and writes)
+  as a pure JAX function;
 * :mod:`~tris_envs.alphazero.learner`: self-play through mctx searches over the JAX games
   and the updates, one jitted function per iteration, sharded over the local devices;
 * :mod:`~tris_envs.alphazero.train`: the training command (configs, checkpoints, resume,
   logs, evaluation), ``training/alphazero.py``.
 
-The last three need ``pip install "tris_envs[jax]"``.
+These need ``pip install "tris_envs[jax]"``. The ``az`` agents themselves (the network
+guiding the package's MCTS, NumPy only) live beside the other agents, in
+:mod:`tris_envs.agents.az`; the names below are re-exported from there and from
+:mod:`tris_envs.agents.az_network` (formerly ``tris_envs.alphazero.agent`` and
+``tris_envs.alphazero.network``).
 """
+
+from tris_envs.agents.az import (
+    BATCH_SIZE,
+    DEFAULT_SIMULATIONS,
+    AZAgent,
+    NetworkEvaluator,
+    shipped_network,
+    variant_name,
+)
+from tris_envs.agents.az_network import NetConfig, Network, load, save
+
+__all__ = ["BATCH_SIZE", "DEFAULT_SIMULATIONS", "AZAgent", "NetConfig", "Network",
+           "NetworkEvaluator", "load", "save", "shipped_network", "variant_name"]

@@ -1,6 +1,6 @@
-"""The network of :mod:`tris_envs.alphazero.network` as a pure JAX function, for training.
+"""The network of :mod:`tris_envs.agents.az_network` as a pure JAX function, for training.
 
-The parameters are the very weights dict that :func:`~tris_envs.alphazero.network.save`
+The parameters are the very weights dict that :func:`~tris_envs.agents.az_network.save`
 writes (convolution kernels ``(3, 3, in, out)``, JAX's HWIO), as JAX arrays, so a network
 trained here plays as ``az:<path>`` with NumPy alone, and a saved network can be trained
 further. Needs ``pip install "tris_envs[jax]"``.
@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tris_envs.alphazero.network import NetConfig, Network
+from tris_envs.agents.az_network import NetConfig, Network
 from tris_envs.core.game import Game
 from tris_envs.games import game_spec
 

@@ -95,7 +95,7 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
     config: Config = settings_from(Config, values, Config())
     game = make_game(config.game, **config.options)
     if config.init:
-        from tris_envs.alphazero.network import load
+        from tris_envs.agents.az_network import load
 
         network = load(config.init, game)
         if (network.config.width, network.config.blocks) != (config.width, config.blocks):
@@ -117,6 +117,7 @@ class Run:
         import jax
         import optax
 
+        from tris_envs.agents.az_network import NetConfig, Network, load
         from tris_envs.alphazero.jax_net import params_of, policy_index
         from tris_envs.alphazero.learner import (
             Search,
@@ -124,7 +125,6 @@ class Run:
             make_iteration,
             new_memory,
         )
-        from tris_envs.alphazero.network import NetConfig, Network, load
         from tris_envs.jax import make
 
         self.config, self.out = config, out
@@ -250,7 +250,7 @@ def train(config: Config, out: Path, resume: bool = False, quiet: bool = False) 
               f"{out}", file=sys.stderr, flush=True)
         raise
     _plot(out, rows)
-    from tris_envs.alphazero.network import save
+    from tris_envs.agents.az_network import save
 
     return save(run.network(), out / "final.npz")
 
@@ -266,8 +266,8 @@ def _checkpoint(run: Run) -> dict[str, Any]:
     """Save the network and the training state; the network's scores against the
     opponents (and, where the game has a solver, the share of its moves with a choice that
     keep the solver's value: ``tris-envs eval --metrics``'s value-keeping moves)."""
-    from tris_envs.alphazero.agent import AZAgent
-    from tris_envs.alphazero.network import save
+    from tris_envs.agents.az import AZAgent
+    from tris_envs.agents.az_network import save
     from tris_envs.evaluation import play_match
     from tris_envs.evaluation.metrics import MoveQuality, move_quality
 

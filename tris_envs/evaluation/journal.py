@@ -140,7 +140,7 @@ def _played_file(agent: Agent, game: Game) -> Path | None:
         if isinstance(network, (str, Path)):
             return Path(network)
         if network is None:
-            from tris_envs.alphazero.agent import shipped_network
+            from tris_envs.agents.az import shipped_network
 
             try:
                 return shipped_network(game)

@@ -1,0 +1,258 @@
+"""The import edges of a package: its circles and its upward imports.
+
+Usage::
+
+    python tools/import_graph.py              # tris_envs: edges, circles, upward imports
+    python tools/import_graph.py --top-level  # only imports run when a module is imported
+    python tools/import_graph.py --dot > imports.dot   # a drawing (Graphviz)
+
+An *edge* ``a -> b`` is an ``import`` or ``from ... import`` in module ``a`` whose target is
+module ``b`` of the package (``from p import name`` is an edge to ``p.name`` when that is a
+module, else to ``p``). Imports inside functions (lazy ones) are edges too, marked ``lazy``
+(``--top-level`` leaves them out); imports under ``if TYPE_CHECKING:`` are not (they never
+run). A package's ``__init__`` is the module of the package's own name.
+
+A *circle* is a set of modules that import each other, directly or through others (a
+strongly connected component of more than one module, or a module importing itself).
+
+**Layers**, lowest first (:data:`LAYERS`): a module may import its own layer and the ones
+below it; an *upward* import reaches a higher layer::
+
+    core           the rules core, the solver, options, errors
+    games          the five games and their registry
+    agents         the agents that play the rules core (scripted, searches, solver, ppo, az)
+    jax, envs      the JAX games; the PettingZoo / Gymnasium adapters and their modules
+    evaluation, distributed   matches, tournaments, records, ratings, metrics; Ray sessions
+    training, alphazero, integrations   the learners (PPO, AlphaZero); RLlib, OpenSpiel
+    apps           cli, web, play, watch, replay, benchmark, __main__ and the rest
+
+The package ``tris_envs`` itself (its ``__init__``) and modules no layer names are in the top
+layer.
+
+Exits with 1 when it finds a circle or an upward import, else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = "tris_envs"
+
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("core",),
+    ("games",),
+    ("agents",),
+    ("jax", "envs", "tris1_v0", "tris2_v0", "tant_fant_v0", "tritoc_v0", "doppia_scelta_v0"),
+    ("evaluation", "distributed"),
+    ("training", "alphazero", "integrations"),
+)
+"""Subpackages and modules of :data:`PACKAGE` by layer, lowest first; everything else is
+in the top layer (the applications)."""
+
+
+@dataclass(frozen=True)
+class Edge:
+    """``source`` imports ``target`` at ``line``; ``lazy``: inside a function."""
+
+    source: str
+    target: str
+    line: int
+    lazy: bool
+
+
+def modules(package_dir: Path) -> dict[str, Path]:
+    """Every module of the package by dotted name (``pkg.sub`` for ``pkg/sub/__init__.py``)."""
+    found = {}
+    for path in sorted(package_dir.rglob("*.py")):
+        parts = list(path.relative_to(package_dir.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def edges(package_dir: Path, package: str = PACKAGE, top_level: bool = False) -> list[Edge]:
+    """The import edges between the package's modules, in module and line order."""
+    known = modules(package_dir)
+    found: set[Edge] = set()
+    for name, path in known.items():
+        is_package = path.name == "__init__.py"
+        tree = ast.parse(path.read_text(), str(path))
+        for node, lazy in _imports(tree.body, lazy=False):
+            if lazy and top_level:
+                continue
+            for target in _targets(node, name, is_package, known):
+                if target != name or isinstance(node, ast.Import):
+                    found.add(Edge(name, target, node.lineno, lazy))
+    return sorted(found, key=lambda e: (e.source, e.line, e.target))
+
+
+def _imports(body: Iterable[ast.AST],
+             lazy: bool) -> Iterable[tuple[ast.Import | ast.ImportFrom, bool]]:
+    """The import statements of ``body`` and its nested blocks; ``lazy`` inside a function.
+    Blocks under ``if TYPE_CHECKING:`` are skipped."""
+    for node in body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node, lazy
+            continue
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            yield from _imports(node.orelse, lazy)
+            continue
+        inner = lazy or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(node, field, None)
+            if isinstance(block, list):
+                yield from _imports((n for n in block if isinstance(n, ast.AST)), inner)
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _targets(node: ast.Import | ast.ImportFrom, module: str, is_package: bool,
+             known: dict[str, Path]) -> list[str]:
+    """The package's modules one import statement names."""
+    if isinstance(node, ast.Import):
+        return [t for alias in node.names if (t := _known_prefix(alias.name, known))]
+    base = node.module or ""
+    if node.level:
+        parts = module.split(".")
+        anchor = parts if is_package else parts[:-1]
+        anchor = anchor[:len(anchor) - node.level + 1]
+        base = ".".join(anchor + ([base] if base else []))
+    targets = []
+    for alias in node.names:
+        full = f"{base}.{alias.name}"
+        target = full if full in known else _known_prefix(base, known)
+        if target:
+            targets.append(target)
+    return targets
+
+
+def _known_prefix(dotted: str, known: dict[str, Path]) -> str | None:
+    """``dotted`` or its longest prefix that is a module of the package."""
+    parts = dotted.split(".")
+    while parts:
+        name = ".".join(parts)
+        if name in known:
+            return name
+        parts.pop()
+    return None
+
+
+def layer(module: str, package: str = PACKAGE) -> int:
+    """The layer index of ``module`` (:data:`LAYERS`; the top layer ``len(LAYERS)``)."""
+    parts = module.split(".")
+    first = parts[1] if len(parts) > 1 and parts[0] == package else None
+    for index, names in enumerate(LAYERS):
+        if first in names:
+            return index
+    return len(LAYERS)
+
+
+def upward(found: Sequence[Edge], package: str = PACKAGE) -> list[Edge]:
+    """The edges that import a higher layer."""
+    return [e for e in found if layer(e.target, package) > layer(e.source, package)]
+
+
+def circles(found: Sequence[Edge]) -> list[list[str]]:
+    """The import circles: strongly connected components of more than one module (or a
+    module importing itself), each sorted, in order (Tarjan's algorithm)."""
+    graph: dict[str, set[str]] = {}
+    for e in found:
+        graph.setdefault(e.source, set()).add(e.target)
+        graph.setdefault(e.target, set())
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    def visit(start: str) -> None:   # iterative depth-first search
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1 or node in graph[node]:
+                        components.append(sorted(component))
+            elif child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(sorted(graph[child]))))
+            elif child in on_stack:
+                low[node] = min(low[node], index[child])
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(components)
+
+
+def report(found: Sequence[Edge], package: str = PACKAGE) -> tuple[str, bool]:
+    """The edges, circles and upward imports as text, and whether there is a problem."""
+    lines = [f"{e.source} -> {e.target}" + (" (lazy)" if e.lazy else "") for e in found]
+    loops = circles(found)
+    up = upward(found, package)
+    lines.append("")
+    lines.append(f"{len(found)} import edges; {len(loops)} circles; {len(up)} upward imports")
+    for loop in loops:
+        lines.append("circle: " + " <-> ".join(loop))
+    for e in up:
+        lines.append(f"upward: {e.source} (layer {layer(e.source, package)}) imports "
+                     f"{e.target} (layer {layer(e.target, package)}) at line {e.line}"
+                     + (" (lazy)" if e.lazy else ""))
+    return "\n".join(lines), bool(loops or up)
+
+
+def dot(found: Sequence[Edge]) -> str:
+    """The edges as a Graphviz digraph (lazy imports dashed)."""
+    lines = ["digraph imports {", "  rankdir=BT;"]
+    pairs = {(e.source, e.target): e.lazy for e in sorted(found, key=lambda e: e.lazy,
+                                                            reverse=True)}
+    for (source, target), lazy in sorted(pairs.items()):
+        lines.append(f'  "{source}" -> "{target}"' + (" [style=dashed]" if lazy else "") + ";")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the report (or ``--dot``); 1 when there is a circle or an upward import."""
+    parser = argparse.ArgumentParser(prog="import_graph.py", description=__doc__.split("\n")[0])
+    parser.add_argument("package_dir", nargs="?", type=Path, default=ROOT / PACKAGE,
+                        help=f"the package's folder (default {PACKAGE}/ of this checkout)")
+    parser.add_argument("--top-level", action="store_true",
+                        help="leave out the imports inside functions")
+    parser.add_argument("--dot", action="store_true", help="print a Graphviz drawing instead")
+    args = parser.parse_args(argv)
+    package = args.package_dir.resolve().name
+    found = edges(args.package_dir.resolve(), package, args.top_level)
+    text, problem = report(found, package)
+    print(dot(found) if args.dot else text)
+    return 1 if problem else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
