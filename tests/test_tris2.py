@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from tris_envs import IllegalActionError, tris2_v0
 from tris_envs.core import TERMINAL
 from tris_envs.games.tris2 import DRAW, ONGOING, ORIENTATIONS, SETUP_TOPS, Tris2
-from tris_envs.games.tris2_drawing import status
-from tris_envs.games.tris2_notation import last_move_name, winning_line
+from tris_envs.games.tris2.drawing import status
+from tris_envs.games.tris2.notation import last_move_name, winning_line
 
 from checks import (
     action_paths,
@@ -779,7 +779,7 @@ def test_every_shape_has_a_roll():
     """940,982 shapes (OEIS A006770). Rolls keeping contact do not depend on the symbols,
     so the shapes go straight to the generator; the fewest, 4, belong to the diagonal:
     with any max_side >= 4 nobody is ever left without a roll."""
-    from tris_envs.games.tris2_moves import padded
+    from tris_envs.games.tris2.moves import padded
     games = {m: Tris2(max_side=m) for m in (None, 4, 5, 6, 7, 8)}
     fewest = dict.fromkeys(games, 99)
     count = 0

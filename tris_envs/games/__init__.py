@@ -17,73 +17,19 @@ PettingZoo, Gymnasium or PyTorch::
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from tris_envs.core.errors import brief
+from tris_envs.core.policy import PolicyLayout, Slot
 
 if TYPE_CHECKING:
     from tris_envs.core.game import Game
 
 NAMESPACE = "tris_envs"
 """Namespace of the PettingZoo and Gymnasium ids (``tris_envs/tant_fant-v0``)."""
-
-
-Slot = tuple[int, int, int] | tuple[int]
-"""Where a policy network's logit for one action sits: ``(row, col, channel)`` of the
-per-cell maps over the observation's board, or ``(k,)`` for the ``k``-th global logit."""
-
-
-@dataclass(frozen=True)
-class PolicyLayout:
-    """How a fully convolutional policy head addresses a game's actions.
-
-    The head produces ``cell_channels`` logits on every cell of the observation's
-    ``(H, W)`` board and ``global_logits`` logits from the whole board; ``slot(action)``
-    says which one belongs to each action.
-
-    Attributes:
-        cell_channels: Logit maps over the board.
-        global_logits: Logits not tied to a cell (Tritoc's pass, Doppia scelta's turns).
-        slot: Action -> :data:`Slot`.
-    """
-
-    cell_channels: int
-    global_logits: int
-    slot: Callable[[int], Slot] = field(repr=False)
-
-    def index(self, num_actions: int, height: int, width: int) -> list[int]:
-        """For each action, its position in the head's flat output: the ``(H, W, C)`` cell
-        maps in row-major order, then the global logits."""
-        cells = height * width * self.cell_channels
-        flat = []
-        for action in range(num_actions):
-            slot = self.slot(action)
-            if len(slot) == 1:
-                flat.append(cells + slot[0])
-            else:
-                r, c, ch = slot
-                flat.append((r * width + c) * self.cell_channels + ch)
-        return flat
-
-
-def _tris2_slot(action: int) -> Slot:
-    """Rolls: frame cell, channel = direction; placements: block cell, 4 + orientation."""
-    if action < 324:
-        cell, direction = divmod(action, 4)
-        return (cell // 9, cell % 9, direction)
-    cell, orientation = divmod(action - 324, 6)
-    return (cell // 3, cell % 3, 4 + orientation)
-
-
-def _doppia_slot(action: int) -> Slot:
-    """Turns: global logits 0-2; colorings: the cell, channel = color."""
-    if action < 3:
-        return (action,)
-    cell, color = divmod(action - 3, 3)
-    return (cell // 5, cell % 5, color)
 
 
 @dataclass(frozen=True)
@@ -97,8 +43,11 @@ class GameSpec:
         solvable: Whether the exact solver plays it (``Game.solver_root`` answers).
         bench_ratio: Target of ``env()`` random-play steps/s as a multiple of PettingZoo's
             ``tictactoe_v3`` in the same run (``tris-envs bench``).
-        policy: How a board-shaped policy head addresses the actions.
+        jax: ``"module:Class"`` of the game in :mod:`tris_envs.jax` (the same rules as
+            batched JAX functions), imported on first use.
         option_sets: Option sets the conformance suite runs, the defaults among them.
+        targets: What a trained agent must reach, as ``(opponent, test, value)`` (see
+            :mod:`tris_envs.training.targets`).
         version: The environment's version (``tant_fant_v0``).
     """
 
@@ -107,8 +56,9 @@ class GameSpec:
     rules: str
     solvable: bool
     bench_ratio: float
-    policy: PolicyLayout
+    jax: str
     option_sets: tuple[Mapping[str, Any], ...] = ({},)
+    targets: tuple[tuple[str, str, float], ...] = ()
     version: int = 0
 
     @property
@@ -139,6 +89,18 @@ class GameSpec:
         cls: type[Game] = getattr(importlib.import_module(module), attribute)
         return cls
 
+    @property
+    def package(self) -> str:
+        """The game's package, ``"tris_envs.games.tant_fant"``."""
+        return self.rules.partition(":")[0]
+
+    @property
+    def policy(self) -> PolicyLayout:
+        """How a board-shaped policy head addresses the actions: the ``POLICY_LAYOUT`` of
+        the game's ``state`` module."""
+        layout: PolicyLayout = importlib.import_module(f"{self.package}.state").POLICY_LAYOUT
+        return layout
+
     def make(self, **options: Any) -> Game:
         """The rules core with ``options``; ``ValueError`` naming an unknown option."""
         cls = self.game_class
@@ -157,28 +119,31 @@ def _tritoc_custom_layout() -> tuple[int, ...]:
 
 GAMES: Mapping[str, GameSpec] = MappingProxyType({spec.name: spec for spec in (
     GameSpec("tris2", "Tris 2", "tris_envs.games.tris2:Tris2", solvable=False,
-             bench_ratio=1.5, policy=PolicyLayout(10, 0, _tris2_slot),
-             option_sets=({}, {"setup": "placement"}, {"max_side": 4}, {"fair": True})),
+             bench_ratio=1.5, jax="tris_envs.jax.tris2:Tris2",
+             option_sets=({}, {"setup": "placement"}, {"max_side": 4}, {"fair": True}),
+             targets=(("random", ">=", 0.95), ("greedy", ">", 0.6), ("mcts:100", ">", 0.5))),
     GameSpec("tris1", "Tris 1", "tris_envs.games.tris1:Tris1", solvable=True,
-             bench_ratio=3.0, policy=PolicyLayout(1, 0, lambda a: (a // 3, a % 3, 0))),
+             bench_ratio=3.0, jax="tris_envs.jax.tris1:Tris1",
+             targets=(("solver", "losses", 0), ("*", "optimal", 0.99))),
     GameSpec("tant_fant", "Tant Fant", "tris_envs.games.tant_fant:TantFant", solvable=True,
-             bench_ratio=3.0,   # from-point, channel = to-point
-             policy=PolicyLayout(9, 0, lambda a: (a // 27, a // 9 % 3, a % 9)),
+             bench_ratio=3.0, jax="tris_envs.jax.tant_fant:TantFant",
              option_sets=tuple({"stalemate": s, "repetition_draw": r, "diagonal_only": d}
                                for s in ("draw", "loss") for r in (False, True)
-                               for d in (False, True))),
+                               for d in (False, True)),
+             targets=(("solver", "losses", 0), ("*", "optimal", 0.99))),
     GameSpec("doppia_scelta", "Doppia scelta", "tris_envs.games.doppia_scelta:DoppiaScelta",
-             solvable=True, bench_ratio=2.0, policy=PolicyLayout(3, 3, _doppia_slot),
+             solvable=True, bench_ratio=2.0, jax="tris_envs.jax.doppia_scelta:DoppiaScelta",
              option_sets=tuple({"scheme": scheme, "setup": setup}
                                for scheme in ("crossing", "shared_goal", "swap")
-                               for setup in ("random", "coloring"))),
+                               for setup in ("random", "coloring")),
+             targets=(("random", ">=", 0.9), ("solver", "vs reference", 0.1))),
     GameSpec("tritoc", "Tritoc", "tris_envs.games.tritoc:Tritoc", solvable=False,
-             bench_ratio=1.5, policy=PolicyLayout(1, 1, lambda a: (a // 9, a % 9, 0) if a < 81
-                                                  else (0,)),
+             bench_ratio=1.5, jax="tris_envs.jax.tritoc:Tritoc",
              option_sets=({}, {"layout": "magic"}, {"layout": "random"},
                           {"layout": _tritoc_custom_layout()}, {"dice": "equal"},
                           {"dice": "equal", "layout": "random", "reward": "points",
-                           "max_rerolls": 0})),
+                           "max_rerolls": 0}),
+             targets=(("greedy", ">", 0.6), ("mcts:100", ">", 0.5))),
 )})
 """Every game, by name."""
 
@@ -206,4 +171,4 @@ def make_game(name: str, **options: Any) -> Game:
     return game_spec(name).make(**options)
 
 
-__all__ = ["GAMES", "NAMESPACE", "GameSpec", "PolicyLayout", "game_spec", "make_game"]
+__all__ = ["GAMES", "NAMESPACE", "GameSpec", "PolicyLayout", "Slot", "game_spec", "make_game"]

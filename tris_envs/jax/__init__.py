@@ -27,18 +27,12 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
+from tris_envs.games import GAMES as REGISTRY
 from tris_envs.jax.base import TrisEnv, from_position, restart, to_position
 
-_CLASSES = {
-    "tris1": "tris_envs.jax.tris1:Tris1",
-    "tris2": "tris_envs.jax.tris2:Tris2",
-    "tant_fant": "tris_envs.jax.tant_fant:TantFant",
-    "doppia_scelta": "tris_envs.jax.doppia_scelta:DoppiaScelta",
-    "tritoc": "tris_envs.jax.tritoc:Tritoc",
-}
-
-GAMES = tuple(_CLASSES)
-"""The games :func:`make` builds."""
+GAMES = tuple(name for name, spec in REGISTRY.items() if spec.jax)
+"""The games :func:`make` builds (each :class:`~tris_envs.games.GameSpec` names its JAX
+class)."""
 
 
 def make(name: str, **options: Any) -> TrisEnv:
@@ -48,12 +42,11 @@ def make(name: str, **options: Any) -> TrisEnv:
         ValueError: a game not ported to JAX, or an option the game refuses (the rules
             core's own message).
     """
-    if name not in _CLASSES:
+    if name not in GAMES:
         raise ValueError(f"no JAX version of {name!r}; available: {', '.join(GAMES)}")
-    from tris_envs.games import game_spec
-
-    game_spec(name).game_class.check_option_names(options)
-    module, _, cls = _CLASSES[name].partition(":")
+    spec = REGISTRY[name]
+    spec.game_class.check_option_names(options)
+    module, _, cls = spec.jax.partition(":")
     return getattr(import_module(module), cls)(**options)
 
 

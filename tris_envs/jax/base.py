@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+import functools
+from typing import Any, TypeVar
+
+from typing_extensions import dataclass_transform
 
 try:
     import jax
@@ -16,8 +20,29 @@ except ImportError as error:          # pragma: no cover - depends on the instal
 from tris_envs.core.errors import brief
 from tris_envs.core.game import Game
 
+_T = TypeVar("_T")
 _INT32_MAX = 2**31 - 1
 _INT32_MIN = -(2**31)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+@dataclass_transform()
+def dataclass(cls: type[_T]) -> type[_T]:
+    """A frozen dataclass registered as a JAX pytree, every field a leaf, with
+    ``replace(**fields)``: the shape of Pgx's states, on JAX's public
+    ``jax.tree_util.register_dataclass``. Array defaults become default factories."""
+    for name in cls.__annotations__:
+        value = cls.__dict__.get(name, dataclasses.MISSING)
+        if value is not dataclasses.MISSING and value.__hash__ is None:
+            setattr(cls, name, dataclasses.field(default_factory=functools.partial(_same, value)))
+    frozen: Any = dataclasses.dataclass(frozen=True)(cls)
+    frozen.replace = dataclasses.replace
+    fields = [field.name for field in dataclasses.fields(frozen)]
+    jax.tree_util.register_dataclass(frozen, data_fields=fields, meta_fields=[])
+    return frozen
 
 
 def _as_action(action: Any) -> Any:

@@ -15,7 +15,6 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from pgx._src.struct import dataclass
 
 from tris_envs.games.doppia_scelta import (
     CELLS,
@@ -31,7 +30,7 @@ from tris_envs.games.doppia_scelta import (
 )
 from tris_envs.games.doppia_scelta import DoppiaScelta as CoreDoppiaScelta
 from tris_envs.games.doppia_scelta import DoppiaSceltaState as CoreState
-from tris_envs.jax.base import TrisEnv, random_words, seat_rewards
+from tris_envs.jax.base import TrisEnv, dataclass, random_words, seat_rewards
 
 POSES = CELLS * 4
 _BLANK = 3

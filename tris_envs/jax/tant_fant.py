@@ -8,12 +8,11 @@ from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
-from pgx._src.struct import dataclass
 
 from tris_envs.games.tant_fant import BASE_RANK, DIAGONALS, LINES, NEIGHBOURS
 from tris_envs.games.tant_fant import TantFant as CoreTantFant
 from tris_envs.games.tant_fant import TantFantState as CoreState
-from tris_envs.jax.base import TrisEnv, seat_rewards
+from tris_envs.jax.base import TrisEnv, dataclass, seat_rewards
 
 _POINTS = 0b111_111_111
 _POSITIONS = math.comb(9, 3) * math.comb(6, 3) * 2

@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import jax.numpy as jnp
-from pgx._src.struct import dataclass
 
 from tris_envs.games.tris1 import DRAW, FULL, LINE_MASKS, ONGOING, has_line
 from tris_envs.games.tris1 import Tris1 as CoreTris1
 from tris_envs.games.tris1 import Tris1State as CoreState
-from tris_envs.jax.base import TrisEnv, seat_rewards
+from tris_envs.jax.base import TrisEnv, dataclass, seat_rewards
 
 _LINE_MASKS = jnp.array(LINE_MASKS, dtype=jnp.int32)
 _CELLS = jnp.left_shift(1, jnp.arange(9, dtype=jnp.int32))

@@ -15,7 +15,6 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from pgx._src.struct import dataclass
 
 from tris_envs.games.tris2 import (
     LAST_PLANE,
@@ -28,7 +27,7 @@ from tris_envs.games.tris2 import (
 )
 from tris_envs.games.tris2 import Tris2 as CoreTris2
 from tris_envs.games.tris2 import Tris2State as CoreState
-from tris_envs.games.tris2_moves import (
+from tris_envs.games.tris2.moves import (
     BLOCK_F,
     BLOCK_LINES,
     CELL_P,
@@ -39,7 +38,7 @@ from tris_envs.games.tris2_moves import (
     ROLL,
     ROW_STEP,
 )
-from tris_envs.jax.base import TrisEnv, random_words, seat_rewards
+from tris_envs.jax.base import TrisEnv, dataclass, random_words, seat_rewards
 
 _DICE = jnp.arange(NUM_DICE)
 _BIT = jnp.int32(1) << _DICE

@@ -16,7 +16,6 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from pgx._src.struct import dataclass
 
 from tris_envs.games.tritoc import (
     BLACK,
@@ -41,7 +40,7 @@ from tris_envs.games.tritoc import (
 )
 from tris_envs.games.tritoc import Tritoc as CoreTritoc
 from tris_envs.games.tritoc import TritocState as CoreState
-from tris_envs.jax.base import TrisEnv, seat_rewards
+from tris_envs.jax.base import TrisEnv, dataclass, seat_rewards
 
 _WORD = 27
 _FULL = (1 << _WORD) - 1

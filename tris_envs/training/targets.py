@@ -12,14 +12,10 @@ from tris_envs.evaluation.checkpoint import (
 )
 from tris_envs.games import GAMES, make_game
 
-TARGETS: dict[str, list[tuple[str, str, float]]] = {
-    "tant_fant": [("solver", "losses", 0), ("*", "optimal", 0.99)],
-    "tris1": [("solver", "losses", 0), ("*", "optimal", 0.99)],
-    "doppia_scelta": [("random", ">=", 0.9), ("solver", "vs reference", 0.1)],
-    "tris2": [("random", ">=", 0.95), ("greedy", ">", 0.6), ("mcts:100", ">", 0.5)],
-    "tritoc": [("greedy", ">", 0.6), ("mcts:100", ">", 0.5)],
-}
-"""The training targets per game, as ``(opponent, test, value)``: score ``>=`` / ``>`` value,
+TARGETS: dict[str, tuple[tuple[str, str, float], ...]] = {
+    name: spec.targets for name, spec in GAMES.items()}
+"""The training targets per game (each :class:`~tris_envs.games.GameSpec`'s ``targets``), as
+``(opponent, test, value)``: score ``>=`` / ``>`` value,
 at most ``value`` ``losses``, a share of solver-optimal moves over all games (``"*"``) of at
 least ``value``, or a score against the solver within ``value`` of the solver's own score
 in the same games (``"vs reference"``)."""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from tris_envs.core.drawing import (
     BACKGROUND,
     BLACK_STONE,
@@ -13,7 +11,7 @@ from tris_envs.core.drawing import (
     Color,
     draw_stone,
 )
-from tris_envs.games.doppia_scelta import (
+from tris_envs.games.doppia_scelta.state import (
     BLACK,
     COLOR_NAMES,
     DELTAS,
@@ -26,14 +24,12 @@ from tris_envs.games.doppia_scelta import (
     UNCOLORED,
     WHITE,
     DoppiaSceltaState,
+    Rules,
     parse_gate,
 )
 
-if TYPE_CHECKING:
-    from tris_envs.games.doppia_scelta import DoppiaScelta
 
-
-def status(game: DoppiaScelta, state: DoppiaSceltaState) -> tuple[str, str]:
+def status(game: Rules, state: DoppiaSceltaState) -> tuple[str, str]:
     """A headline (who acts, or the result) and its details."""
     name = PLAYER_NAMES[state.to_move]
     if state.result in (WHITE, BLACK):
@@ -61,7 +57,7 @@ def _gate_spots(gates: tuple[str, str, str, str]) -> dict[tuple[int, int], list[
     return spots
 
 
-def render_text(game: DoppiaScelta, state: DoppiaSceltaState) -> str:
+def render_text(game: Rules, state: DoppiaSceltaState) -> str:
     """The board with ANSI background colors; robots as arrows, gates in the margin.
 
     White's robot is drawn ``△▷▽◁``, Black's ``▲▶▼◀`` (pointing where it faces);
@@ -88,7 +84,7 @@ def render_text(game: DoppiaScelta, state: DoppiaSceltaState) -> str:
     return "\n".join(lines)
 
 
-def draw(game: DoppiaScelta, state: DoppiaSceltaState, canvas: Canvas) -> None:
+def draw(game: Rules, state: DoppiaSceltaState, canvas: Canvas) -> None:
     """Paint the board, the gates (arrow in = start, ringed arrow out = goal) and robots."""
     canvas.fill(BACKGROUND)
     size = canvas.width / (SIZE + 2)

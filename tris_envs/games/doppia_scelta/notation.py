@@ -8,10 +8,8 @@ its goal gate once it has left; gates are ``r,c,D``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from tris_envs.core.errors import brief
-from tris_envs.games.doppia_scelta import (
+from tris_envs.games.doppia_scelta.state import (
     BLACK,
     CELLS,
     DELTAS,
@@ -27,24 +25,22 @@ from tris_envs.games.doppia_scelta import (
     UNCOLORED,
     WHITE,
     DoppiaSceltaState,
+    Rules,
     format_board,
     parse_board,
     parse_gate,
     pose_name,
 )
 
-if TYPE_CHECKING:
-    from tris_envs.games.doppia_scelta import DoppiaScelta
 
-
-def to_notation(game: DoppiaScelta, state: DoppiaSceltaState) -> str:
+def to_notation(game: Rules, state: DoppiaSceltaState) -> str:
     """The position string of ``state``."""
     return " ".join((format_board(state.colors), _robot_notation(game, state.white, WHITE),
                      _robot_notation(game, state.black, BLACK), *game.gates,
                      "wb"[state.to_move]))
 
 
-def _robot_notation(game: DoppiaScelta, pose: int, player: int) -> str:
+def _robot_notation(game: Rules, pose: int, player: int) -> str:
     if pose == NOT_ENTERED:
         return "-"
     if pose == EXITED:
@@ -52,7 +48,7 @@ def _robot_notation(game: DoppiaScelta, pose: int, player: int) -> str:
     return pose_name(pose)
 
 
-def from_notation(game: DoppiaScelta, text: str) -> DoppiaSceltaState:
+def from_notation(game: Rules, text: str) -> DoppiaSceltaState:
     """Parse a position string for ``game`` (its gates must be the string's gates).
 
     Raises:
@@ -86,7 +82,7 @@ def from_notation(game: DoppiaScelta, text: str) -> DoppiaSceltaState:
     return _with_result(game, DoppiaSceltaState(colors, white, black, to_move), where)
 
 
-def _fields(game: DoppiaScelta, text: str, where: str) -> list[str]:
+def _fields(game: Rules, text: str, where: str) -> list[str]:
     fields = text.split(" ") if isinstance(text, str) else []
     if len(fields) != 8:
         opening = DoppiaSceltaState(parse_board(EXAMPLE_BOARD), game.entry_pose(WHITE),
@@ -98,7 +94,7 @@ def _fields(game: DoppiaScelta, text: str, where: str) -> list[str]:
     return fields
 
 
-def _check_gates(game: DoppiaScelta, gates: list[str], where: str) -> None:
+def _check_gates(game: Rules, gates: list[str], where: str) -> None:
     if tuple(gates) == game.gates:
         return
     for role, gate in zip(GATE_ROLES, gates):
@@ -110,7 +106,7 @@ def _check_gates(game: DoppiaScelta, gates: list[str], where: str) -> None:
                      f"{' '.join(game.gates)}; build the game with gates={tuple(gates)!r}")
 
 
-def _coloring_phase(game: DoppiaScelta, colors: str, robots: tuple[str, str], to_move: int,
+def _coloring_phase(game: Rules, colors: str, robots: tuple[str, str], to_move: int,
                     where: str) -> DoppiaSceltaState:
     """A position of the coloring phase: robots not entered, the right player colors."""
     uncolored = colors.count(UNCOLORED)
@@ -126,7 +122,7 @@ def _coloring_phase(game: DoppiaScelta, colors: str, robots: tuple[str, str], to
     return DoppiaSceltaState(colors, NOT_ENTERED, NOT_ENTERED, to_move, result)
 
 
-def _with_result(game: DoppiaScelta, state: DoppiaSceltaState,
+def _with_result(game: Rules, state: DoppiaSceltaState,
                  where: str) -> DoppiaSceltaState:
     """``state`` (robots entered) with its result: a win, a stalemate, or ongoing."""
     white, black = state.white, state.black
@@ -143,7 +139,7 @@ def _with_result(game: DoppiaScelta, state: DoppiaSceltaState,
                           else ONGOING)
 
 
-def _parse_robot(game: DoppiaScelta, text: str, player: int, where: str) -> int:
+def _parse_robot(game: Rules, text: str, player: int, where: str) -> int:
     """The pose of a robot written ``r,c,D``, or :data:`EXITED` beyond its goal gate."""
     parts = text.split(",")
     name = PLAYER_NAMES[player]
@@ -164,7 +160,7 @@ def _parse_robot(game: DoppiaScelta, text: str, player: int, where: str) -> int:
                      f"written {game.beyond_goal(player)!r} once it has left")
 
 
-def _check_pose(game: DoppiaScelta, pose: int, player: int, where: str) -> None:
+def _check_pose(game: Rules, pose: int, player: int, where: str) -> None:
     """Refuse an on-board pose that no play reaches.
 
     A robot faces the way it last stepped, or the border after a turn that could not

@@ -1,4 +1,4 @@
-"""Doppia scelta rules core: two robots on a CodyColor board, one choice.
+"""Doppia scelta rules: two robots on a CodyColor board, one choice.
 
 Rules as implemented: docs/games/doppia_scelta.md.
 
@@ -40,16 +40,17 @@ Board strings (the ``board`` option and the first field of a position string) ar
 rows top to bottom separated by ``/``, e.g. ``YGRGY/GGRYY/RRGGY/YYGGR/GRYGR``; the ``board``
 option also takes the 25 letters in reading order, ``YGRGYGGRYYRRGGYYYGGRGRYGR``.
 
-Position strings live in :mod:`tris_envs.games.doppia_scelta_notation`, text and pictures in
-:mod:`tris_envs.games.doppia_scelta_drawing`; the :class:`DoppiaScelta` methods delegate.
+Boards, gates, poses and positions live in :mod:`~tris_envs.games.doppia_scelta.state`, movement
+tables in :mod:`~tris_envs.games.doppia_scelta.moves`, position strings in
+:mod:`~tris_envs.games.doppia_scelta.notation`, text and pictures in
+:mod:`~tris_envs.games.doppia_scelta.drawing`; the :class:`DoppiaScelta` methods delegate.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
 from itertools import chain
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -58,246 +59,44 @@ from tris_envs.core.errors import brief
 from tris_envs.core.game import TERMINAL, Game, GameInfo
 from tris_envs.core.options import check_bool, check_choice, check_int
 from tris_envs.core.solver import Solution, solve
-
-SIZE = 5
-CELLS = SIZE * SIZE
-WHITE, BLACK = 0, 1
-ONGOING, DRAW = -1, 2
-PLAYER_NAMES = ("White", "Black")
-DIRECTIONS = "NESW"
-DELTAS = ((-1, 0), (0, 1), (1, 0), (0, -1))
-COLORS = "YGR"
-"""Color letters; a color's index is its instruction and its coloring-action offset."""
-COLOR_NAMES = ("yellow", "gray", "red")
-INSTRUCTIONS = ("turn left", "straight", "turn right")
-UNCOLORED = "."
-NOT_ENTERED = -1
-"""Robot pose before the opening (coloring phase)."""
-EXITED = 100
-"""Robot pose after it left through its goal gate."""
-NUM_ACTIONS = 3 + CELLS * 3
-MAX_FAIR_ATTEMPTS = 1000
-EXAMPLE_BOARD = "YGRGY/GGRYY/RRGGY/YYGGR/GRYGR"
-
-SCHEMES: dict[str, tuple[str, str, str, str]] = {
-    "crossing": ("4,0,S", "0,4,N", "4,4,S", "0,0,N"),
-    "shared_goal": ("4,1,S", "0,2,N", "4,3,S", "0,2,N"),
-    "swap": ("4,0,S", "0,4,N", "0,4,N", "4,0,S"),
-}
-"""Gates per scheme: white start, white goal, black start, black goal."""
-GATE_ROLES = ("white start", "white goal", "black start", "black goal")
-
-
-def _ahead(pose: int) -> int:
-    r, c = divmod(pose >> 2, SIZE)
-    dr, dc = DELTAS[pose & 3]
-    r, c = r + dr, c + dc
-    return ((r * SIZE + c) << 2 | pose & 3) if 0 <= r < SIZE and 0 <= c < SIZE else -1
-
-
-FORWARD: tuple[int, ...] = tuple(_ahead(pose) for pose in range(CELLS * 4))
-"""Pose one step ahead (same facing), ``-1`` when the robot faces the border."""
-_TURN = {"Y": 3, "G": 0, "R": 1}
-_BIT = {"Y": 1, "G": 2, "R": 4}
-_LETTERS = np.frombuffer(COLORS.encode("ascii"), dtype=np.uint8)
-# character code -> (yellow, gray, red, uncolored) observation planes
-_COLOR_PLANES = np.zeros((256, 4), dtype=np.int8)
-for _i, _ch in enumerate(COLORS + UNCOLORED):
-    _COLOR_PLANES[ord(_ch), _i] = 1
-_CELL_ACTIONS = tuple(tuple(range(3 + cell * 3, 6 + cell * 3)) for cell in range(CELLS))
-_EXIT, _STOPPED = 0, 1
-
-
-def _cell_name(cell: int) -> str:
-    return f"{cell // SIZE},{cell % SIZE}"
-
-
-def pose_name(pose: int) -> str:
-    """``r,c,D`` of a robot pose ``cell*4 + facing``."""
-    return f"{_cell_name(pose >> 2)},{DIRECTIONS[pose & 3]}"
-
-
-def _trace(colors: str, pose: int, visited: list[int] | None = None) -> tuple[int, int]:
-    """Follow the CodyColor rules from ``pose`` (a robot just arrived on its cell).
-
-    Returns ``(_EXIT, pose turned toward the border)`` when the robot leaves the board and
-    ``(_STOPPED, pose)`` when it arrives on an uncolored cell. ``visited`` collects the
-    cells whose instruction ran.
-
-    A robot that entered through a gate never circles forever: a cell's turn is fixed, so
-    the pose-to-next-pose map is one-to-one, and the entry pose has no predecessor on the
-    board (it would stand beyond the gate); a cycle through it is impossible.
-    """
-    while True:
-        cell = pose >> 2
-        ch = colors[cell]
-        if ch == UNCOLORED:
-            return _STOPPED, pose
-        if visited is not None:
-            visited.append(cell)
-        turned = cell << 2 | (pose + _TURN[ch]) & 3
-        pose = FORWARD[turned]
-        if pose < 0:
-            return _EXIT, turned
-
-
-def parse_gate(text: Any) -> int:
-    """The exit pose ``cell*4 + D`` of gate ``"r,c,D"``.
-
-    Raises:
-        ValueError: not of the form ``r,c,D`` with ``r, c`` in 0..4 and ``D`` in N E S W,
-            or the cell is not on the board's edge in direction ``D``.
-    """
-    parts = text.split(",") if isinstance(text, str) else []
-    if (len(parts) != 3 or not all(p in "01234" and len(p) == 1 for p in parts[:2])
-            or parts[2] not in ("N", "E", "S", "W")):
-        raise ValueError(f"gate {brief(text)}: expected 'r,c,D' with r and c in 0..4 and D one of "
-                         "N, E, S, W, e.g. '4,0,S'")
-    pose = (int(parts[0]) * SIZE + int(parts[1])) << 2 | DIRECTIONS.index(parts[2])
-    if FORWARD[pose] >= 0:
-        raise ValueError(f"gate {brief(text)}: cell {parts[0]},{parts[1]} is not on the board's "
-                         f"{parts[2]} edge; a gate is an edge cell and its outward direction")
-    return pose
-
-
-def parse_board(text: Any, allow_uncolored: bool = False, allow_flat: bool = False) -> str:
-    """The 25 cell letters (row-major) of a board string such as ``YGRGY/GGRYY/...``.
-
-    Args:
-        text: Five rows of five letters ``Y`` ``G`` ``R`` (``.`` uncolored), top to bottom,
-            separated by ``/``.
-        allow_uncolored: accept ``.`` (positions of the coloring phase).
-        allow_flat: also accept the 25 letters in reading order without ``/`` (the
-            ``board`` option; position strings always separate the rows).
-
-    Raises:
-        ValueError: saying what is wrong and where.
-    """
-    allowed = COLORS + UNCOLORED if allow_uncolored else COLORS
-    forms = "five rows of five letters separated by '/'" + (
-        " or 25 letters in reading order" if allow_flat else "")
-    if not isinstance(text, str):
-        raise ValueError(f"board {brief(text)} must be a string of {forms}, "
-                         f"e.g. {EXAMPLE_BOARD!r}")
-    flat = allow_flat and len(text) == CELLS and "/" not in text
-    rows = [text[r * SIZE:(r + 1) * SIZE] for r in range(SIZE)] if flat else text.split("/")
-    if len(rows) != SIZE or any(len(row) != SIZE for row in rows):
-        hint = (" (the five rows must be separated by '/')"
-                if len(text) == CELLS and "/" not in text else "")
-        raise ValueError(f"board {brief(text)}: expected {forms}, e.g. {EXAMPLE_BOARD!r}{hint}")
-    for r, row in enumerate(rows):
-        for c, ch in enumerate(row):
-            if ch not in allowed:
-                names = "Y (yellow), G (gray), R (red)" + (", . (uncolored)"
-                                                           if allow_uncolored else "")
-                raise ValueError(f"board {brief(text)}: cell {r},{c} holds {ch!r}; use {names}")
-    return "".join(rows)
-
-
-def format_board(colors: str) -> str:
-    """Board string (rows separated by ``/``) of 25 row-major cell letters."""
-    return "/".join(colors[r * SIZE:(r + 1) * SIZE] for r in range(SIZE))
-
-
-class CodyColorPath(NamedTuple):
-    """Where a robot goes under the plain CodyColor rules.
-
-    Attributes:
-        cells: ``(row, col)`` of every cell whose instruction the robot ran, in order,
-            starting with the start cell.
-        end: ``"goal"`` (left through the goal gate), ``"elsewhere"`` (left through another
-            edge) or ``"uncolored"`` (reached an uncolored cell). A robot entering through a
-            gate never circles forever.
-        exit: The gate ``r,c,D`` through which it left the board, ``None`` if it did not.
-    """
-
-    cells: tuple[tuple[int, int], ...]
-    end: str
-    exit: str | None
-
-    @property
-    def reaches_goal(self) -> bool:
-        """Whether this is a CodyColor path from the start gate to the goal gate."""
-        return self.end == "goal"
-
-
-def codycolor_path(board: str, start: str, goal: str) -> CodyColorPath:
-    """Follow the CodyColor rules from gate ``start`` and report whether they reach ``goal``.
-
-    The robot enters the start gate's cell facing inward, then on every cell (the first
-    included) turns by the cell's color and steps forward, until it leaves the board or
-    reaches an uncolored cell.
-
-    Args:
-        board: Board string (``/``-separated rows or 25 letters; ``.`` cells allowed).
-        start: Start gate ``r,c,D``.
-        goal: Goal gate ``r,c,D``.
-    """
-    colors = parse_board(board, allow_uncolored=True, allow_flat=True)
-    goal_pose = parse_gate(goal)
-    visited: list[int] = []
-    end, pose = _trace(colors, parse_gate(start) ^ 2, visited)
-    cells = tuple(divmod(cell, SIZE) for cell in visited)
-    if end == _STOPPED:
-        return CodyColorPath(cells, "uncolored", None)
-    return CodyColorPath(cells, "goal" if pose == goal_pose else "elsewhere", pose_name(pose))
-
-
-class MoveTables(NamedTuple):
-    """Movement of one robot, by pose, whatever the board (its goal gate fixed).
-
-    ``after[pose*3 + i]``: pose after instruction ``i`` (moved, turned in place, or
-    :data:`EXITED`); ``stuck[pose]``: faces the border and not its goal exit;
-    ``legal[pose*8 + offered]``: legal instructions for the bit set of offered ones.
-    """
-
-    after: tuple[int, ...]
-    stuck: tuple[bool, ...]
-    legal: tuple[tuple[int, ...], ...]
-
-
-@cache
-def move_tables(goal: int) -> MoveTables:
-    """The :class:`MoveTables` of a robot whose goal exit pose is ``goal``."""
-    after: list[int] = []
-    proceeds: list[bool] = []
-    for pose in range(CELLS * 4):
-        for i in range(3):
-            turned = pose & ~3 | (pose + i + 3) & 3
-            if turned == goal:
-                after.append(EXITED)
-            elif FORWARD[turned] >= 0:
-                after.append(FORWARD[turned])
-            else:
-                after.append(turned)
-            proceeds.append(turned == goal or FORWARD[turned] >= 0)
-    stuck = tuple(FORWARD[pose] < 0 and pose != goal for pose in range(CELLS * 4))
-    legal: list[tuple[int, ...]] = []
-    for pose in range(CELLS * 4):
-        for offered in range(8):
-            options = [i for i in range(3) if offered >> i & 1]
-            going = [i for i in options if proceeds[pose * 3 + i]]
-            legal.append(tuple(going or options))
-    return MoveTables(tuple(after), stuck, tuple(legal))
-
-
-class DoppiaSceltaState(NamedTuple):
-    """A Doppia scelta position.
-
-    Attributes:
-        colors: 25 letters ``Y`` ``G`` ``R`` ``.``, row-major, row 0 = top.
-        white: White robot's pose ``cell*4 + facing`` (:data:`NOT_ENTERED` in the coloring
-            phase, :data:`EXITED` after it left through its goal gate).
-        black: Black robot's pose.
-        to_move: ``0`` White, ``1`` Black (at a terminal state: who would act next).
-        result: ``-1`` ongoing, ``0`` White won, ``1`` Black won, ``2`` draw.
-    """
-
-    colors: str
-    white: int
-    black: int
-    to_move: int
-    result: int = ONGOING
+from tris_envs.games.doppia_scelta.drawing import draw, render_text
+from tris_envs.games.doppia_scelta.moves import (
+    move_tables,
+)
+from tris_envs.games.doppia_scelta.notation import from_notation, to_notation
+from tris_envs.games.doppia_scelta.state import (
+    BLACK,
+    CELL_ACTIONS,
+    CELLS,
+    COLOR_NAMES,
+    COLOR_PLANES,
+    COLORS,
+    DELTAS,
+    DIRECTIONS,
+    DRAW,
+    EXIT,
+    EXITED,
+    GATE_ROLES,
+    INSTRUCTION_BIT,
+    INSTRUCTIONS,
+    LETTERS,
+    MAX_FAIR_ATTEMPTS,
+    NOT_ENTERED,
+    NUM_ACTIONS,
+    ONGOING,
+    PLAYER_NAMES,
+    SCHEMES,
+    SIZE,
+    STOPPED,
+    UNCOLORED,
+    WHITE,
+    DoppiaSceltaState,
+    cell_name,
+    format_board,
+    parse_board,
+    parse_gate,
+    trace,
+)
 
 
 class DoppiaScelta(Game[DoppiaSceltaState]):
@@ -386,8 +185,8 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
         over colored cells only.
         """
         for player in (WHITE, BLACK):
-            end, pose = _trace(colors, self._entry[player])
-            if end == _EXIT and pose == self._goal[player]:
+            end, pose = trace(colors, self._entry[player])
+            if end == EXIT and pose == self._goal[player]:
                 return player
         return None
 
@@ -414,7 +213,7 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
     def random_board(self, rng: np.random.Generator) -> str:
         """25 uniformly random cell letters, redrawn until no robot has a CodyColor path."""
         while True:
-            colors = _LETTERS[rng.integers(0, 3, CELLS)].tobytes().decode("ascii")
+            colors = LETTERS[rng.integers(0, 3, CELLS)].tobytes().decode("ascii")
             if self.path_owner(colors) is None:
                 return colors
 
@@ -446,8 +245,8 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
             own, other = state.white, state.black
         else:
             own, other = state.black, state.white
-        return self._legal[state.to_move][own * 8 + (_BIT[colors[own >> 2]]
-                                                     | _BIT[colors[other >> 2]])]
+        return self._legal[state.to_move][own * 8 + (INSTRUCTION_BIT[colors[own >> 2]]
+                                                     | INSTRUCTION_BIT[colors[other >> 2]])]
 
     def legal_mask(self, state: DoppiaSceltaState) -> np.ndarray:
         """Read-only ``int8`` mask of the legal actions.
@@ -464,7 +263,7 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
         """Legal coloring actions on ``colors`` and their mask (cached per board)."""
         entry = self._coloring_cache.get(colors)
         if entry is None:
-            actions = tuple(chain.from_iterable(_CELL_ACTIONS[cell] for cell, ch
+            actions = tuple(chain.from_iterable(CELL_ACTIONS[cell] for cell, ch
                                                 in enumerate(colors) if ch == UNCOLORED))
             forbidden = {3 + cell * 3 + k for cell, k, _ in self._path_colorings(colors)}
             if forbidden:
@@ -484,13 +283,13 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
         """
         found = []
         for player in (WHITE, BLACK):
-            end, pose = _trace(colors, self._entry[player])
-            if end != _STOPPED:
+            end, pose = trace(colors, self._entry[player])
+            if end != STOPPED:
                 continue
             cell = pose >> 2
             for k, ch in enumerate(COLORS):
-                end2, exit_pose = _trace(colors[:cell] + ch + colors[cell + 1:], pose)
-                if end2 == _EXIT and exit_pose == self._goal[player]:
+                end2, exit_pose = trace(colors[:cell] + ch + colors[cell + 1:], pose)
+                if end2 == EXIT and exit_pose == self._goal[player]:
                     found.append((cell, k, player))
         return found
 
@@ -536,7 +335,7 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
                         "uncolored; color one (actions 3..77)")
             cell, k = divmod(action - 3, 3)
             if colors[cell] != UNCOLORED:
-                return (f"cell {_cell_name(cell)} is already "
+                return (f"cell {cell_name(cell)} is already "
                         f"{COLOR_NAMES[COLORS.index(colors[cell])]}")
             player = next(p for c, color, p in self._path_colorings(colors)
                           if (c, color) == (cell, k))
@@ -552,7 +351,7 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
                     f"{name}'s robot stands on {COLOR_NAMES[COLORS.index(under_own)]} and the "
                     f"opponent's on {COLOR_NAMES[COLORS.index(under_other)]}")
         going = [INSTRUCTIONS[a] for a in self.legal_actions(state)]
-        return (f"{name}'s robot would face the border at {_cell_name(own >> 2)} while "
+        return (f"{name}'s robot would face the border at {cell_name(own >> 2)} while "
                 f"{' / '.join(going)} lets it proceed (forced move)")
 
     def solver_root(self, state: DoppiaSceltaState) -> tuple[Game[Any], Any, Any]:
@@ -589,7 +388,7 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
         return obs.reshape(SIZE, SIZE, 23)
 
     def _observation_bases(self, colors: str) -> tuple[np.ndarray, np.ndarray]:
-        planes = _COLOR_PLANES[np.frombuffer(colors.encode("ascii"), dtype=np.uint8)]
+        planes = COLOR_PLANES[np.frombuffer(colors.encode("ascii"), dtype=np.uint8)]
         bases = []
         for player in (WHITE, BLACK):
             base = np.zeros((CELLS, 23), dtype=np.int8)
@@ -609,14 +408,14 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
         if action < 3:
             return f"{INSTRUCTIONS[action]} ({COLOR_NAMES[action]})"
         cell, k = divmod(action - 3, 3)
-        return f"color {_cell_name(cell)} {COLOR_NAMES[k]}"
+        return f"color {cell_name(cell)} {COLOR_NAMES[k]}"
 
     def action_name(self, state: DoppiaSceltaState, action: int) -> str:
         """``left``, ``straight``, ``right``; coloring ``r,c Y`` (or ``G``, ``R``)."""
         if action < 3:
             return ("left", "straight", "right")[action]
         cell, k = divmod(action - 3, 3)
-        return f"{_cell_name(cell)} {COLORS[k]}"
+        return f"{cell_name(cell)} {COLORS[k]}"
 
     # ----- position strings ----------------------------------------------------------
     def entry_pose(self, player: int) -> int:
@@ -631,33 +430,25 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
         return f"{r + dr},{c + dc},{DIRECTIONS[goal & 3]}"
 
     def to_notation(self, state: DoppiaSceltaState) -> str:
-        from tris_envs.games.doppia_scelta_notation import to_notation
-
         return to_notation(self, state)
 
     def from_notation(self, text: str) -> DoppiaSceltaState:
-        """Parse a position string; see :mod:`.doppia_scelta_notation`.
+        """Parse a position string; see :mod:`~tris_envs.games.doppia_scelta.notation`.
 
         Raises:
             ValueError: saying what is malformed or impossible.
         """
-        from tris_envs.games.doppia_scelta_notation import from_notation
-
         return from_notation(self, text)
 
     # ----- pictures ------------------------------------------------------------------
     def render_text(self, state: DoppiaSceltaState) -> str:
         """The board with ANSI background colors; robots as arrows, gates in the margin."""
-        from tris_envs.games.doppia_scelta_drawing import render_text
-
         return render_text(self, state)
 
     def picture_size(self, state: DoppiaSceltaState) -> tuple[int, int]:
         return (448, 512)
 
     def draw(self, state: DoppiaSceltaState, canvas: Canvas) -> None:
-        from tris_envs.games.doppia_scelta_drawing import draw
-
         draw(self, state, canvas)
 
 

@@ -1,5 +1,6 @@
-"""Tant Fant: :mod:`.state` (positions, board geometry, move tables), :mod:`.notation`,
-:mod:`.drawing`, :mod:`.rules` (the :class:`TantFant` game)."""
+"""Tant Fant: :mod:`~tris_envs.games.tant_fant.state` (positions, board geometry, move tables),
+:mod:`~tris_envs.games.tant_fant.notation`, :mod:`~tris_envs.games.tant_fant.drawing`,
+:mod:`~tris_envs.games.tant_fant.rules` (the :class:`TantFant` game)."""
 
 from tris_envs.games.tant_fant.rules import TantFant
 from tris_envs.games.tant_fant.state import (

@@ -1,4 +1,5 @@
-"""Tant Fant rules (docs/games/tant_fant.md): the board is in :mod:`.state`.
+"""Tant Fant rules (docs/games/tant_fant.md): the board is in
+:mod:`~tris_envs.games.tant_fant.state`.
 
 The mover wins with its three pieces on a line other than its own base rank (only the
 diagonals with ``diagonal_only=True``).

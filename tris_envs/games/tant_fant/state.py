@@ -18,6 +18,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from tris_envs.core.policy import PolicyLayout
+
 WHITE, BLACK = 0, 1
 ONGOING, DRAW = -1, 2
 COLOR_NAMES = ("White", "Black")
@@ -93,3 +95,8 @@ def winning_line(state: TantFantState) -> tuple[int, ...]:
 def point_char(state: TantFantState, p: int) -> str:
     """``W``, ``B`` or ``.`` on point ``p``."""
     return "W" if state.white >> p & 1 else "B" if state.black >> p & 1 else "."
+
+
+POLICY_LAYOUT = PolicyLayout(9, 0, lambda a: (a // 27, a // 9 % 3, a % 9))
+"""Nine logit maps: the from-point's cell, channel = the to-point
+(:class:`~tris_envs.core.policy.PolicyLayout`)."""

@@ -1,5 +1,6 @@
-"""Tris 1 (tic-tac-toe with Tris 2's dice): :mod:`.state` (positions and tables),
-:mod:`.notation`, :mod:`.drawing`, :mod:`.rules` (the :class:`Tris1` game)."""
+"""Tris 1 (tic-tac-toe with Tris 2's dice): :mod:`~tris_envs.games.tris1.state` (positions and
+tables), :mod:`~tris_envs.games.tris1.notation`, :mod:`~tris_envs.games.tris1.drawing`,
+:mod:`~tris_envs.games.tris1.rules` (the :class:`Tris1` game)."""
 
 from tris_envs.games.tris1.rules import Tris1
 from tris_envs.games.tris1.state import (

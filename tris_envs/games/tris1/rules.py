@@ -1,8 +1,9 @@
 """Tris 1 rules (docs/games/tris1.md): Tris 2's dice playing classic tic-tac-toe.
 
-All nine dice start showing ``/`` (empty); a move turns one ``/`` die in place to show
-the mover's symbol (``player_0`` = X, ``player_1`` = O). Action = cell (see
-:mod:`.state`). Three in a row (row, column, diagonal) wins; a full board is a draw.
+All nine dice start showing ``/`` (empty); a move turns one ``/`` die in place to show the
+mover's symbol (``player_0`` = X, ``player_1`` = O). Action = cell (see
+:mod:`~tris_envs.games.tris1.state`). Three in a row (row, column, diagonal) wins; a full board
+is a draw.
 """
 
 from __future__ import annotations

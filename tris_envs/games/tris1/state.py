@@ -15,6 +15,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from tris_envs.core.policy import PolicyLayout
+
 X, O = 0, 1  # noqa: E741 - the symbols of the game
 ONGOING, DRAW = -1, 2
 SYMBOLS = ("X", "O")
@@ -60,3 +62,7 @@ def winning_line(state: Tris1State) -> tuple[int, ...]:
         return ()
     own = state.x if state.result == X else state.o
     return next(line for line, mask in zip(LINES, LINE_MASKS) if own & mask == mask)
+
+
+POLICY_LAYOUT = PolicyLayout(1, 0, lambda a: (a // 3, a % 3, 0))
+"""One logit map: the cell's (:class:`~tris_envs.core.policy.PolicyLayout`)."""

@@ -12,9 +12,9 @@ from tris_envs.core.drawing import (
     draw_die,
     draw_symbol,
 )
-from tris_envs.games.tris2 import DRAW, ONGOING, PLAYER_NAMES, Tris2State
-from tris_envs.games.tris2_moves import FRAME, ORIENTATIONS
-from tris_envs.games.tris2_notation import cell_token, last_move_name, winning_line
+from tris_envs.games.tris2.moves import FRAME, ORIENTATIONS
+from tris_envs.games.tris2.notation import cell_token, last_move_name, winning_line
+from tris_envs.games.tris2.state import DRAW, ONGOING, PLAYER_NAMES, Tris2State
 
 _GRID_LINE = (222, 208, 178)
 _SIDE_FACES = ((238, 235, 226), (212, 207, 194), (226, 222, 211), (220, 215, 203))

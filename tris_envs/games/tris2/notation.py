@@ -8,11 +8,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from tris_envs.core.errors import brief
-from tris_envs.games.tris2 import NUM_DICE, Tris2State
-from tris_envs.games.tris2_moves import (
+from tris_envs.games.tris2.moves import (
     ALL_TRIPLES,
     CELL_P,
     COL,
@@ -31,9 +30,20 @@ from tris_envs.games.tris2_moves import (
     has_line,
     padded,
 )
+from tris_envs.games.tris2.state import NUM_DICE, Tris2State
 
-if TYPE_CHECKING:
-    from tris_envs.games.tris2 import Tris2
+
+class Rules(Protocol):
+    """What position strings need of the rules (:class:`tris_envs.games.tris2.Tris2`)."""
+
+    @property
+    def side_limit(self) -> int: ...
+
+    @property
+    def max_side(self) -> int | None: ...
+
+    def make_state(self, board: bytes, tops: tuple[int, int, int], height: int, width: int,
+                   to_move: int, last: int) -> Tris2State: ...
 
 Fail = Callable[[str], ValueError]
 Tops = list[int]
@@ -93,7 +103,7 @@ def to_notation(state: Tris2State) -> str:
     return f"{'|'.join(rows)} {state.to_move} {last_move_string(state)}"
 
 
-def from_notation(game: Tris2, text: str) -> Tris2State:
+def from_notation(game: Rules, text: str) -> Tris2State:
     """Parse a position string for ``game`` (its ``max_side`` applies).
 
     Raises:
@@ -154,7 +164,7 @@ def _parse_board(board_text: str, fail: Fail) -> tuple[bytearray, Tops, int, int
     return cells, tops, height, width
 
 
-def _placement_position(game: Tris2, cells: bytearray, tops: Tops, size: tuple[int, int],
+def _placement_position(game: Rules, cells: bytearray, tops: Tops, size: tuple[int, int],
                         to_move: int, last_text: str, fail: Fail) -> Tris2State:
     """A position of the placement setup (fewer than nine dice)."""
     count = (tops[0] | tops[1] | tops[2]).bit_count()
@@ -171,7 +181,7 @@ def _placement_position(game: Tris2, cells: bytearray, tops: Tops, size: tuple[i
     return game.make_state(bytes(cells), (tops[0], tops[1], tops[2]), 3, 3, to_move, -1)
 
 
-def _check_frame(game: Tris2, occ: int, height: int, width: int, fail: Fail) -> None:
+def _check_frame(game: Rules, occ: int, height: int, width: int, fail: Fail) -> None:
     """Nine dice: the frame is their bounding box, within ``max_side``, and they touch."""
     for name, edge in (("top row", ROW_MASK[0]), ("bottom row", ROW_MASK[height - 1]),
                        ("left column", COL_MASK[0]), ("right column", COL_MASK[width - 1])):
@@ -203,7 +213,7 @@ def _parse_last(text: str, occ: int, height: int, width: int, fail: Fail) -> int
     return (r * FRAME + c) << 2 | d
 
 
-def _rolling_position(game: Tris2, board: bytes, tops: Tops, size: tuple[int, int],
+def _rolling_position(game: Rules, board: bytes, tops: Tops, size: tuple[int, int],
                       to_move: int, last: int, fail: Fail) -> Tris2State:
     """A position of the rolling phase; won by the last mover when it shows a line."""
     height, width = size
@@ -225,7 +235,7 @@ def _rolling_position(game: Tris2, board: bytes, tops: Tops, size: tuple[int, in
     return game.make_state(board, (tops[0], tops[1], tops[2]), height, width, to_move, last)
 
 
-def _check_previous(game: Tris2, k: int, tops: Tops, last: int, fail: Fail) -> None:
+def _check_previous(game: Rules, k: int, tops: Tops, last: int, fail: Fail) -> None:
     """The position before the last move (die now in orientation ``k``) must have been
     legal and not won."""
     f, d = divmod(last, 4)

@@ -11,10 +11,10 @@ the symbol on top, the one on the north-south axis and the one on the east-west 
     4    /    X    O
     5    /    O    X
 
-The dice move on an unbounded grid seen through a frame, their bounding box: geometry and
-move generation live in :mod:`tris_envs.games.tris2_moves`, position strings in
-:mod:`tris_envs.games.tris2_notation`, text and pictures in
-:mod:`tris_envs.games.tris2_drawing`; the :class:`Tris2` methods delegate.
+The dice move on an unbounded grid seen through a frame, their bounding box: geometry and move
+generation live in :mod:`~tris_envs.games.tris2.moves`, the position in
+:mod:`~tris_envs.games.tris2.state`, position strings in :mod:`~tris_envs.games.tris2.notation`,
+text and pictures in :mod:`~tris_envs.games.tris2.drawing`; the :class:`Tris2` methods delegate.
 
 Actions: roll ``f*4 + d`` (0..323) for frame cell ``f = r*9 + c`` and direction ``d`` (N E S W
 = 0 1 2 3); placement ``324 + cell*6 + k`` (324..377) with
@@ -24,8 +24,6 @@ Actions: roll ``f*4 + d`` (0..323) for frame cell ``f = r*9 + c`` and direction 
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import product
-from typing import NamedTuple
 
 import numpy as np
 
@@ -34,7 +32,8 @@ from tris_envs.core.errors import brief
 from tris_envs.core.game import TERMINAL, Game, GameInfo, allows_win
 from tris_envs.core.legal import nth_action
 from tris_envs.core.options import check_bool, check_choice, check_int
-from tris_envs.games.tris2_moves import (
+from tris_envs.games.tris2.drawing import draw, render_text
+from tris_envs.games.tris2.moves import (
     BLOCK_F,
     BLOCK_LINES,
     CELL_P,
@@ -48,7 +47,6 @@ from tris_envs.games.tris2_moves import (
     ROLL,
     ROW,
     STEP,
-    SYMBOLS,
     E,
     N,
     S,
@@ -58,91 +56,19 @@ from tris_envs.games.tris2_moves import (
     has_line,
     reframe,
 )
-
-PLAYER_NAMES = ("player_0", "player_1")
-NUM_DICE = 9
-PLACEMENT_BASE = 324
-NUM_ACTIONS = 378
-OBSERVATION_SHAPE = (FRAME, FRAME, 11)
-LAST_PLANE = 10
-ONGOING, DRAW = -1, 2
-
-
-def _valid_setup_tops() -> np.ndarray:
-    """Top-symbol patterns of the 3x3 block (cell ``r*3 + c``) allowed as random setups.
-
-    (a) no line of three equal tops; (b) no two edge-middle dice sharing a vertex
-    (cells 1-3, 1-5, 3-7, 5-7) show the same top.
-    """
-    tops = np.array(list(product(range(3), repeat=9)), dtype=np.int8)
-    lines = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8),
-             (2, 4, 6))
-    ok = np.ones(len(tops), dtype=bool)
-    for a, b, c in lines:
-        ok &= ~((tops[:, a] == tops[:, b]) & (tops[:, b] == tops[:, c]))
-    for a, b in ((1, 3), (1, 5), (3, 7), (5, 7)):
-        ok &= tops[:, a] != tops[:, b]
-    return tops[ok]
-
-
-SETUP_TOPS = _valid_setup_tops()
-
-
-def _planes() -> np.ndarray:
-    """Observation channels of each board byte (0 empty, ``1 + k`` orientation ``k``)."""
-    planes = np.zeros((7, 11), dtype=np.int8)
-    for k, orientation in enumerate(ORIENTATIONS):
-        planes[k + 1, 0] = 1
-        for axis, symbol in enumerate(orientation):
-            planes[k + 1, 1 + 3 * axis + SYMBOLS.index(symbol)] = 1
-    planes.flags.writeable = False
-    return planes
-
-
-PLANES = _planes()
-"""Observation channels (``int8[7, 11]``) of each board byte: the table both the rules
-core and :mod:`tris_envs.jax.tris2` read."""
-
-
-class Tris2State(NamedTuple):
-    """A Tris 2 position.
-
-    Attributes:
-        board: 81 bytes, the frame row-major (``r*9 + c``): 0 empty, ``1 + k`` a die in
-            orientation ``k``.
-        top_x: Bit mask (padded grid, ``(r+1)*11 + c+1``) of the dice showing ``X``.
-        top_o: Bit mask of the dice showing ``O``.
-        top_bar: Bit mask of the dice showing ``/``.
-        height: Frame rows (the dice's bounding box; 3 during placement).
-        width: Frame columns.
-        to_move: ``0`` or ``1`` (at a terminal state: who would move next).
-        last: Roll action ``f*4 + d`` of the last move in the current frame (the die's cell
-            now and the direction it moved); ``-1`` when there is none.
-        result: ``-1`` ongoing, ``0`` / ``1`` that player won, ``2`` draw.
-        legal: Legal actions of the player to move as a bit mask, bit ``a`` for action
-            ``a`` (derived from the fields above).
-    """
-
-    board: bytes
-    top_x: int
-    top_o: int
-    top_bar: int
-    height: int
-    width: int
-    to_move: int
-    last: int
-    result: int
-    legal: int
-
-    @property
-    def occupied(self) -> int:
-        """Bit mask of all dice."""
-        return self.top_x | self.top_o | self.top_bar
-
-    @property
-    def placing(self) -> bool:
-        """Whether the dice are still being placed (placement setup)."""
-        return (self.top_x | self.top_o | self.top_bar).bit_count() < NUM_DICE
+from tris_envs.games.tris2.notation import from_notation, to_notation
+from tris_envs.games.tris2.state import (
+    DRAW,
+    LAST_PLANE,
+    NUM_ACTIONS,
+    NUM_DICE,
+    OBSERVATION_SHAPE,
+    ONGOING,
+    PLACEMENT_BASE,
+    PLANES,
+    SETUP_TOPS,
+    Tris2State,
+)
 
 
 class Tris2(Game[Tris2State]):
@@ -433,12 +359,11 @@ class Tris2(Game[Tris2State]):
         return f"{f // FRAME},{f % FRAME} {DIRECTIONS[d]}"
 
     def to_notation(self, state: Tris2State) -> str:
-        from tris_envs.games.tris2_notation import to_notation
-
         return to_notation(state)
 
     def from_notation(self, text: str) -> Tris2State:
-        """Parse a position string (docs/games/tris2.md); see :mod:`.tris2_notation`.
+        """Parse a position string (docs/games/tris2.md); see
+        :mod:`~tris_envs.games.tris2.notation`.
 
         Checked: the format (rows of equal width, cells ``...`` or a die's three symbols,
         the player ``0`` or ``1``, the last move ``-`` or ``r,c,D`` with ``r`` and ``c``
@@ -453,8 +378,6 @@ class Tris2(Game[Tris2State]):
         Raises:
             ValueError: saying what is malformed or impossible.
         """
-        from tris_envs.games.tris2_notation import from_notation
-
         return from_notation(self, text)
 
     # ----- pictures ------------------------------------------------------------------
@@ -462,8 +385,6 @@ class Tris2(Game[Tris2State]):
         """The frame with row and column numbers and each die's top symbol; the die moved
         last is in brackets. ``hidden=True`` shows each die's top, north-south and
         east-west symbols (e.g. ``XO/``) instead."""
-        from tris_envs.games.tris2_drawing import render_text
-
         return render_text(state, hidden)
 
     def picture_size(self, state: Tris2State) -> tuple[int, int]:
@@ -474,6 +395,4 @@ class Tris2(Game[Tris2State]):
         showing the north-south (top and bottom) and east-west (left and right) symbols.
         The die moved last is outlined in red. The picture keeps its size; dice shrink
         when the frame grows."""
-        from tris_envs.games.tris2_drawing import draw
-
         draw(state, canvas)

@@ -11,7 +11,7 @@ from tris_envs.core.drawing import (
     Canvas,
     draw_stone,
 )
-from tris_envs.games.tritoc import (
+from tris_envs.games.tritoc.state import (
     BLACK,
     COLOR_NAMES,
     DRAW,

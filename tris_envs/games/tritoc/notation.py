@@ -9,10 +9,10 @@ over); ``<passes>``: consecutive passes so far; ``<layout>``: 81 characters ``3`
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from tris_envs.core.errors import brief
-from tris_envs.games.tritoc import (
+from tris_envs.games.tritoc.moves import playable_of
+from tris_envs.games.tritoc.state import (
     ALL_PLAYABLE,
     BLACK,
     COLOR_NAMES,
@@ -36,9 +36,6 @@ from tris_envs.games.tritoc import (
     stone_letter,
 )
 
-if TYPE_CHECKING:
-    from tris_envs.games.tritoc import Tritoc
-
 Fail = Callable[[str], ValueError]
 """Builds the error for one reason, the position string already quoted in it."""
 
@@ -57,8 +54,8 @@ def to_notation(state: TritocState) -> str:
     return text
 
 
-def from_notation(game: Tritoc, text: str) -> TritocState:
-    """Parse a position string for ``game`` (see :meth:`Tritoc.from_notation`).
+def from_notation(text: str) -> TritocState:
+    """Parse a position string (see :meth:`.Tritoc.from_notation`).
 
     Raises:
         ValueError: saying what is malformed or impossible.
@@ -75,7 +72,7 @@ def from_notation(game: Tritoc, text: str) -> TritocState:
     white_fields, black_fields = _conquered(white, black, fail)
     state = TritocState(white, black, white_fields, black_fields, to_move, roll, passes,
                         layout)
-    return _with_result(game, state, fail)
+    return _with_result(state, fail)
 
 
 def _fields(text: str, fail: Fail) -> list[str]:
@@ -156,7 +153,7 @@ def _conquered(white: int, black: int, fail: Fail) -> tuple[int, int]:
     return conquered[WHITE], conquered[BLACK]
 
 
-def _with_result(game: Tritoc, state: TritocState, fail: Fail) -> TritocState:
+def _with_result(state: TritocState, fail: Fail) -> TritocState:
     """``state`` with its result, once the winner, passes and roll are consistent."""
     winners = [has_field_line(state.white_fields), has_field_line(state.black_fields)]
     if all(winners):
@@ -178,7 +175,8 @@ def _with_result(game: Tritoc, state: TritocState, fail: Fail) -> TritocState:
                        "conquers one field at most, and the first line of three ends the "
                        "game")
         return state._replace(result=winner)
-    key = game.playable(state)
+    key = playable_of(state.white, state.black, state.white_fields | state.black_fields,
+                      state.to_move, state.layout.masks)
     if passes and key == ALL_PLAYABLE:
         raise fail(f"{passes} consecutive passes are impossible: passes leave the board as "
                    "it is, and on this board every roll allows either player an action")

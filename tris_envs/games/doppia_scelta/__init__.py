@@ -1,0 +1,57 @@
+"""Doppia scelta: :mod:`~tris_envs.games.doppia_scelta.state` (boards, gates, poses, CodyColor
+paths, positions), :mod:`~tris_envs.games.doppia_scelta.moves` (movement tables),
+:mod:`~tris_envs.games.doppia_scelta.notation`, :mod:`~tris_envs.games.doppia_scelta.drawing`,
+:mod:`~tris_envs.games.doppia_scelta.rules` (the :class:`DoppiaScelta` game and
+:func:`solve_board`); each imports only the ones before it."""
+
+from tris_envs.games.doppia_scelta.moves import MoveTables, move_tables
+from tris_envs.games.doppia_scelta.rules import DoppiaScelta, solve_board
+from tris_envs.games.doppia_scelta.state import (
+    BLACK,
+    CELL_ACTIONS,
+    CELLS,
+    COLOR_NAMES,
+    COLOR_PLANES,
+    COLORS,
+    DELTAS,
+    DIRECTIONS,
+    DRAW,
+    EXAMPLE_BOARD,
+    EXIT,
+    EXITED,
+    FORWARD,
+    GATE_ROLES,
+    INSTRUCTION_BIT,
+    INSTRUCTIONS,
+    LETTERS,
+    MAX_FAIR_ATTEMPTS,
+    NOT_ENTERED,
+    NUM_ACTIONS,
+    ONGOING,
+    PLAYER_NAMES,
+    SCHEMES,
+    SIZE,
+    STOPPED,
+    TURN,
+    UNCOLORED,
+    WHITE,
+    CodyColorPath,
+    DoppiaSceltaState,
+    ahead,
+    cell_name,
+    codycolor_path,
+    format_board,
+    parse_board,
+    parse_gate,
+    pose_name,
+    trace,
+)
+
+__all__ = ["BLACK", "CELLS", "CELL_ACTIONS", "COLORS", "COLOR_NAMES", "COLOR_PLANES", "DELTAS",
+           "DIRECTIONS", "DRAW", "EXAMPLE_BOARD", "EXIT", "EXITED", "FORWARD",
+           "GATE_ROLES", "INSTRUCTIONS", "INSTRUCTION_BIT", "LETTERS",
+           "MAX_FAIR_ATTEMPTS", "NOT_ENTERED", "NUM_ACTIONS", "ONGOING", "PLAYER_NAMES",
+           "SCHEMES", "SIZE", "STOPPED", "TURN", "UNCOLORED", "WHITE", "CodyColorPath",
+           "DoppiaScelta", "DoppiaSceltaState", "MoveTables", "ahead", "cell_name",
+           "codycolor_path", "format_board", "move_tables", "parse_board", "parse_gate",
+           "pose_name", "solve_board", "trace"]
