@@ -79,3 +79,20 @@ def test_tianshou_dqn_learns_tris1():
     script = load_example("tianshou_dqn")
     agent, _ = script.train("tris1", quiet=True)
     assert plays_legal_games(agent, games=200) >= 0.9
+
+
+# ----- TorchRL: PettingZooWrapper(use_mask=True), MaskedCategorical, PPO ----------------------
+def test_torchrl_ppo_smoke():
+    pytest.importorskip("torchrl")
+    script = load_example("torchrl_ppo")
+    model, run = script.train("tris1", episodes=8, episodes_per_update=4, epochs=1, quiet=True)
+    assert run["episodes"] == 8 and run["learner_moves"] >= 8
+    plays_legal_games(script.PolicyAgent(model))
+
+
+@pytest.mark.slow
+def test_torchrl_ppo_learns_tris1():
+    pytest.importorskip("torchrl")
+    script = load_example("torchrl_ppo")
+    model, _ = script.train("tris1", quiet=True)
+    assert plays_legal_games(script.PolicyAgent(model), games=200) >= 0.9
