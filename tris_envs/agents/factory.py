@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from importlib import import_module
+from typing import Any
 
 import numpy as np
 
@@ -15,6 +18,13 @@ AGENT_SPECS = ("random", "greedy", "mcts", "mcts:<simulations>", "mcts:<seconds>
                "az", "az:<simulations>", "az:<path>", "az:<path>:<simulations>",
                "openspiel-mcts:<simulations>", "openspiel-minimax:<plies>")
 """The forms :func:`make_agent` accepts."""
+
+SPEC_PLUGINS: dict[str, str] = {
+    "openspiel-": "tris_envs.integrations.openspiel:make_openspiel_agent",
+}
+"""Agent specs built outside this package layer, by prefix: ``"module:function"`` of a
+``(spec, rng) -> Agent`` builder, imported on first use (as the registry imports the rules),
+so that the agents never import the integrations that build on them."""
 
 AGENT_HELP = """\
 agent specs:
@@ -67,10 +77,11 @@ def make_agent(spec: str, rng: np.random.Generator | None = None) -> Agent:
     if isinstance(spec, str):
         if spec in simple:
             return simple[spec](rng=rng)
-        if spec.startswith("openspiel-"):
-            from tris_envs.integrations.openspiel import make_openspiel_agent
-
-            return make_openspiel_agent(spec, rng)
+        for prefix, builder in SPEC_PLUGINS.items():
+            if spec.startswith(prefix):
+                module, _, function = builder.partition(":")
+                make: Callable[[str, Any], Agent] = getattr(import_module(module), function)
+                return make(spec, rng)
         if spec == "az" or spec.startswith("az:"):
             return _az_agent(spec, rng)
         if spec == "ppo" or (spec.startswith("ppo:") and len(spec) > len("ppo:")):
