@@ -10,7 +10,7 @@ the learner plays first and second (Tianshou binds an algorithm to an agent name
 At the end the learner, as an agent of the package's harness (the legal action of highest
 Q-value), plays :func:`tris_envs.evaluation.play_match` against ``random``::
 
-    python examples/tianshou_dqn.py --game tris1 --epochs 10
+    python examples/tianshou_dqn.py --game tris1 --epochs 20
 
 Needs ``pip install 'tris_envs[tianshou]'`` (Tianshou 2.0; PyTorch).
 """
@@ -111,7 +111,7 @@ class QAgent:
         return int(np.flatnonzero(legal)[np.argmax(q[legal])])
 
 
-def train(game: str = "tris1", epochs: int = 10, epoch_steps: int = 2000, seed: int = 0,
+def train(game: str = "tris1", epochs: int = 20, epoch_steps: int = 2000, seed: int = 0,
           n_envs: int = 8, lr: float = 1e-3, hidden: tuple[int, ...] = (128, 128),
           quiet: bool = False) -> tuple[QAgent, float]:
     """Train the DQN learner; returns it as an agent and the training's wall seconds."""
@@ -150,7 +150,7 @@ def train(game: str = "tris1", epochs: int = 10, epoch_steps: int = 2000, seed: 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="tris1")
-    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--epoch-steps", type=int, default=2000)
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
