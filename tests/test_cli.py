@@ -30,7 +30,7 @@ def test_play_a_whole_game_in_a_terminal():
     child.expect("you play seat 0 \\(first\\) against solver")
     child.expect(PROMPT)
     child.sendline("zz")
-    child.expect("Not played: 'zz' is not a move; legal moves: 0,0, 0,1")
+    child.expect("Not played: 'zz' is not a move; legal moves: 0,0; 0,1; ")
     child.expect(PROMPT)
     child.sendline("hint")
     child.expect(r"hint \(solver\): \d,\d")
@@ -43,7 +43,7 @@ def test_play_a_whole_game_in_a_terminal():
     taken = child.match.group(1)
     child.expect(PROMPT)
     child.sendline(taken)                               # the opponent's cell: illegal
-    child.expect("Not played: action \\d \\(X at row \\d, column \\d\\) is illegal")
+    child.expect(f"Not played: {taken} is illegal: the die at row \\d, column \\d already shows")
     moves = 1
     while True:
         outcome = child.expect([PROMPT, "Draw\\.", "You lose\\.", "You win!"])

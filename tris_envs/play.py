@@ -110,7 +110,7 @@ def _ask(game: Game, state: Any, rng: np.random.Generator, read: Callable[[str],
         if command in ("help", "?", ""):
             write(HELP.format(example=example))
         elif command == "moves":
-            write("legal moves: " + ", ".join(game.action_name(state, a) for a in legal))
+            write("legal moves: " + game.legal_names(state))
         elif command == "hint":
             action, source = hint(game, state, rng)
             write(f"hint ({source}): {game.action_name(state, action)}")

@@ -213,7 +213,8 @@ class Game(ABC, Generic[S]):
         ``turn right (red)``, ``turn right`` and ``right`` name the same action.
 
         Raises:
-            IllegalActionError: ``text`` names an action that is illegal here (why).
+            IllegalActionError: ``text`` names an action that is illegal here: the move by
+                its name and why, without its action number.
             ValueError: ``text`` names no action; the message lists the legal names.
         """
         key = _normalise_name(text)
@@ -222,9 +223,17 @@ class Game(ABC, Generic[S]):
                        _normalise_name(self.action_to_string(state, action))):
                 if action in self.legal_actions(state):
                     return action
+                if self.current_player(state) in (0, 1):
+                    raise IllegalActionError(f"{self.action_name(state, action)} is illegal: "
+                                             f"{self.explain_illegal(state, action)}")
                 raise self.illegal_action_error(state, action)
-        names = ", ".join(self.action_name(state, a) for a in self.legal_actions(state))
-        raise ValueError(f"{brief(text.strip())} is not a move; legal moves: {names}")
+        raise ValueError(f"{brief(text.strip())} is not a move; legal moves: "
+                         f"{self.legal_names(state)}")
+
+    def legal_names(self, state: S) -> str:
+        """The legal moves' :meth:`action_name` s, separated by ``;`` (names such as Tris 1's
+        ``0,1`` hold commas)."""
+        return "; ".join(self.action_name(state, a) for a in self.legal_actions(state))
 
     # ----- per-game hooks ------------------------------------------------------------
     def env_info(self, state: S, player: int) -> dict[str, Any]:
