@@ -1,6 +1,6 @@
 """Learner throughput of MaskablePPO self-play, against the game's own speed, in one run.
 
-For each game, with its shipped config (``tris_envs/training/configs/<game>.toml``, ``--set``
+For each game, with its shipped config (``tris_envs/ppo/configs/<game>.toml``, ``--set``
 overrides applied), measures:
 
 * ``env()`` random play: steps per second of the PettingZoo environment
@@ -35,9 +35,9 @@ from tris_envs.agents.ppo import shipped_checkpoint
 from tris_envs.benchmark import aec_steps_per_second, env_module
 from tris_envs.evaluation.checkpoint import evaluate_checkpoint
 from tris_envs.games import make_game
-from tris_envs.training.commands import CONFIG_DIR
-from tris_envs.training.config import Config, apply_overrides, default_config, load_config
-from tris_envs.training.train import train
+from tris_envs.ppo.commands import CONFIG_DIR
+from tris_envs.ppo.config import Config, apply_overrides, default_config, load_config
+from tris_envs.ppo.train import train
 
 OLD_ENVS = 2
 """Games of the ``DummyVecEnv`` path (the shipped configs' ``n_envs`` before batching)."""

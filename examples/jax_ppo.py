@@ -28,9 +28,9 @@ import optax
 from tris_envs.evaluation import play_match
 from tris_envs.evaluation.checkpoint import OpponentResult, format_table
 from tris_envs.evaluation.metrics import move_quality
+from tris_envs.evaluation.targets import check_targets
 from tris_envs.games import GAMES, make_game
 from tris_envs.jax import make, restart
-from tris_envs.training.targets import check_targets
 
 
 class Transition(NamedTuple):

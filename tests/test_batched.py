@@ -15,10 +15,10 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 from tris_envs.envs import SingleAgentEnv, turns
 from tris_envs.games import make_game
-from tris_envs.training.batched import BatchedPoolEnv
-from tris_envs.training.config import Config, apply_overrides
-from tris_envs.training.pool import OpponentPool, PoolTally, make_env
-from tris_envs.training.train import train
+from tris_envs.ppo.batched import BatchedPoolEnv
+from tris_envs.ppo.config import Config, apply_overrides
+from tris_envs.ppo.pool import OpponentPool, PoolTally, make_env
+from tris_envs.ppo.train import train
 
 torch.set_num_threads(1)
 

@@ -25,7 +25,7 @@ def test_bench_without_pygame_names_the_render_extra(monkeypatch):
 def test_train_ppo_and_evaluate_without_the_train_extra_name_it(monkeypatch, capsys, tmp_path):
     for name in ("torch", "sb3_contrib", "stable_baselines3"):
         monkeypatch.setitem(sys.modules, name, None)
-    monkeypatch.delitem(sys.modules, "tris_envs.training.train", raising=False)
+    monkeypatch.delitem(sys.modules, "tris_envs.ppo.train", raising=False)
     assert cli.main(["train", "ppo", "--game", "tris1", "--out", str(tmp_path / "run")]) == 2
     assert capsys.readouterr().err == ("tris-envs train ppo: error: training needs the train "
                                        "extra: pip install 'tris_envs[train]'\n")

@@ -119,7 +119,7 @@ def test_the_wheel_carries_the_license_and_the_package_data(built):
         assert name in wheel_files
     # tris-envs train ppo --game <game> finds its config inside the installed package
     configs = {p.relative_to(ROOT).as_posix()
-               for p in (ROOT / "tris_envs" / "training" / "configs").glob("*.toml")}
+               for p in (ROOT / "tris_envs" / "ppo" / "configs").glob("*.toml")}
     assert configs and configs <= set(wheel_files), sorted(configs - set(wheel_files))
     assert not [n for n in wheel_files if n.startswith("tests/")]
     assert "License-Expression: MIT" in metadata

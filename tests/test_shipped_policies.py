@@ -13,8 +13,8 @@ from tris_envs import cli
 from tris_envs.agents import make_agent
 from tris_envs.agents import ppo as ppo_module
 from tris_envs.core.game import resolve_chance
+from tris_envs.evaluation.targets import target_report
 from tris_envs.games import make_game
-from tris_envs.training.targets import target_report
 
 torch.set_num_threads(1)
 

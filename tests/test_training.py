@@ -26,18 +26,18 @@ from tris_envs.agents import ppo as ppo_module
 from tris_envs.core.game import resolve_chance
 from tris_envs.envs import SingleAgentEnv
 from tris_envs.evaluation import play_match
+from tris_envs.evaluation.targets import check_targets, target_report
 from tris_envs.games import GAMES, make_game
-from tris_envs.training.commands import CONFIG_DIR
-from tris_envs.training.config import (
+from tris_envs.ppo.commands import CONFIG_DIR
+from tris_envs.ppo.config import (
     Config,
     apply_overrides,
     default_config,
     game_options_from,
     load_config,
 )
-from tris_envs.training.pool import OpponentPool, OpponentPoolEnv, PoolTally
-from tris_envs.training.targets import check_targets, target_report
-from tris_envs.training.train import train
+from tris_envs.ppo.pool import OpponentPool, OpponentPoolEnv, PoolTally
+from tris_envs.ppo.train import train
 
 torch.set_num_threads(1)
 SCRIPTS = Path(__file__).resolve().parents[1] / "training"
@@ -187,8 +187,8 @@ def test_scripts_exit_2_without_a_traceback(script, args, message):
 
 def test_the_package_imports_torch_only_to_train():
     code = ("import sys\n"
-            "import tris_envs.cli, tris_envs.training.config, tris_envs.training.pool\n"
-            "import tris_envs.evaluation.checkpoint, tris_envs.training.targets\n"
+            "import tris_envs.cli, tris_envs.ppo.config, tris_envs.ppo.pool\n"
+            "import tris_envs.evaluation.checkpoint, tris_envs.evaluation.targets\n"
             "print(sorted({'torch', 'stable_baselines3', 'sb3_contrib'} & set(sys.modules)))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, check=True)
@@ -509,7 +509,7 @@ def test_progress_bar_only_in_a_terminal(monkeypatch):
     """A log file gets the evaluation lines whole, not rich's bar and 80-column wrapping."""
     import io
 
-    from tris_envs.training.train import _progress_bar
+    from tris_envs.ppo.train import _progress_bar
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

@@ -18,12 +18,12 @@ strongly connected component of more than one module, or a module importing itse
 **Layers**, lowest first (:data:`LAYERS`): a module may import its own layer and the ones
 below it; an *upward* import reaches a higher layer::
 
-    core           the rules core, the solver, options, errors
+    core, settings   the rules core, the solver, options, errors; the learners' typed settings
     games          the five games and their registry
     agents         the agents that play the rules core (scripted, searches, solver, ppo, az)
     jax, envs      the JAX games; the PettingZoo / Gymnasium adapters and their modules
     evaluation, distributed   matches, tournaments, records, ratings, metrics; Ray sessions
-    training, alphazero, integrations   the learners (PPO, AlphaZero); RLlib, OpenSpiel
+    ppo, alphazero, integrations   the learners (PPO, AlphaZero); RLlib, OpenSpiel
     apps           cli, web, play, watch, replay, benchmark, __main__ and the rest
 
 The package ``tris_envs`` itself (its ``__init__``) and modules no layer names are in the top
@@ -45,12 +45,12 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "tris_envs"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("core",),
+    ("core", "settings"),
     ("games",),
     ("agents",),
     ("jax", "envs", "tris1_v0", "tris2_v0", "tant_fant_v0", "tritoc_v0", "doppia_scelta_v0"),
     ("evaluation", "distributed"),
-    ("training", "alphazero", "integrations"),
+    ("ppo", "alphazero", "integrations"),
 )
 """Subpackages and modules of :data:`PACKAGE` by layer, lowest first; everything else is
 in the top layer (the applications)."""

@@ -2,12 +2,12 @@
 
     python training/evaluate.py runs/tant_fant/final.zip --game tant_fant
 
-The command and its arguments: :mod:`tris_envs.training.commands`.
+The command and its arguments: :mod:`tris_envs.ppo.commands`.
 """
 
 import sys
 
-from tris_envs.training.commands import evaluate_main
+from tris_envs.ppo.commands import evaluate_main
 
 if __name__ == "__main__":
     sys.exit(evaluate_main(prog="evaluate.py"))

@@ -2,12 +2,12 @@
 
     python training/train.py --game tant_fant
 
-The command and its arguments: :mod:`tris_envs.training.commands`.
+The command and its arguments: :mod:`tris_envs.ppo.commands`.
 """
 
 import sys
 
-from tris_envs.training.commands import train_main
+from tris_envs.ppo.commands import train_main
 
 if __name__ == "__main__":
     sys.exit(train_main(prog="train.py"))

@@ -17,7 +17,7 @@ from tris_envs.agents.factory import AGENT_HELP
 from tris_envs.core.errors import brief
 from tris_envs.core.options import parse_options
 from tris_envs.games import GAMES as REGISTRY
-from tris_envs.training.commands import add_evaluate_arguments
+from tris_envs.ppo.commands import add_evaluate_arguments
 from tris_envs.watch import DESCRIPTION as WATCH_DESCRIPTION
 
 if TYPE_CHECKING:
@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "train" and args.learner == "ppo":
-        from tris_envs.training.commands import train_main
+        from tris_envs.ppo.commands import train_main
 
         return train_main(args.arguments, prog="tris-envs train ppo")
     if args.command == "train":
@@ -185,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return train_az(args.arguments, prog=f"tris-envs train {args.learner}")
     if args.command == "evaluate":
-        from tris_envs.training.commands import evaluate
+        from tris_envs.ppo.commands import evaluate
 
         return evaluate(args, "tris-envs evaluate")
     previous = signal.signal(signal.SIGTERM, _stop)

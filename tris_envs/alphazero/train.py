@@ -35,7 +35,7 @@ import numpy as np
 from tris_envs.agents import make_agent
 from tris_envs.core.options import parse_options
 from tris_envs.games import GAMES, make_game
-from tris_envs.training.config import (
+from tris_envs.settings import (
     flag,
     integer,
     number,

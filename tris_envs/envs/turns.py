@@ -3,7 +3,7 @@
 Three environments put a learner in one seat of a two-player game and let an opponent play
 the other: :class:`~tris_envs.envs.SingleAgentEnv` (one game),
 :class:`~tris_envs.envs.vector.SingleAgentVectorEnv` (many games, Gymnasium's vector API)
-and :class:`~tris_envs.training.batched.BatchedPoolEnv` (many games against opponent
+and :class:`~tris_envs.ppo.batched.BatchedPoolEnv` (many games against opponent
 pools, Stable-Baselines3's ``VecEnv``). They share what this module holds, so that the same
 seed and the same learner actions give the same episode in all three:
 

@@ -10,7 +10,9 @@
 - :mod:`~tris_envs.evaluation.ratings`: scores, intervals and Elo;
 - :mod:`~tris_envs.evaluation.metrics`: blunders, missed wins, value-keeping moves;
 - :mod:`~tris_envs.evaluation.checkpoint`: a PPO checkpoint against baselines, its moves
-  judged.
+  judged;
+- :mod:`~tris_envs.evaluation.targets`: the training targets per game, checked against a
+  checkpoint's results.
 """
 
 from tris_envs.evaluation.backends import pool_size

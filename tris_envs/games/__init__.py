@@ -47,7 +47,7 @@ class GameSpec:
             batched JAX functions), imported on first use.
         option_sets: Option sets the conformance suite runs, the defaults among them.
         targets: What a trained agent must reach, as ``(opponent, test, value)`` (see
-            :mod:`tris_envs.training.targets`).
+            :mod:`tris_envs.evaluation.targets`).
         version: The environment's version (``tant_fant_v0``).
     """
 

@@ -3,7 +3,7 @@
 :class:`BatchedPoolEnv` is the learner's environment of ``train.vec_env = "batched"``: a
 Stable-Baselines3 ``VecEnv`` over ``n_envs`` games of the rules core. Game ``k`` plays the
 episodes that ``make_env(config, seed + k)`` (an
-:class:`~tris_envs.training.pool.OpponentPoolEnv` over a
+:class:`~tris_envs.ppo.pool.OpponentPoolEnv` over a
 :class:`~tris_envs.envs.SingleAgentEnv`, monitored) would play from the same seed and the
 same learner actions: the same observations, masks, rewards, infos and random streams.
 
@@ -36,8 +36,8 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvS
 from tris_envs.core.game import Game
 from tris_envs.envs.turns import Duel, OpponentPlayer, play_opponents
 from tris_envs.games import make_game
-from tris_envs.training.config import SELF, Config
-from tris_envs.training.pool import OpponentPool, PoolTally, learner_result
+from tris_envs.ppo.config import SELF, Config
+from tris_envs.ppo.pool import OpponentPool, PoolTally, learner_result
 
 
 class PoolGame(Duel):
@@ -46,7 +46,7 @@ class PoolGame(Duel):
     A :class:`~tris_envs.envs.turns.Duel` (the turn-taking of
     :class:`~tris_envs.envs.SingleAgentEnv`) with this game's own pool: it draws the
     episode's opponent and the random openings as an
-    :class:`~tris_envs.training.pool.OpponentPoolEnv` does, from the same generators in the
+    :class:`~tris_envs.ppo.pool.OpponentPoolEnv` does, from the same generators in the
     same order. ``env_method`` calls reach these objects: :meth:`add_snapshot`,
     :meth:`take_tally`, :meth:`action_masks`.
     """

@@ -18,10 +18,10 @@ configured weights (``[pool.weights]``): ``self`` (past snapshots of the learner
 ``pool.snapshot_every`` steps, the newest ``pool.max_snapshots`` kept, the weight split evenly
 between them; the untrained policy is the first) and agent specs (``random``, ``greedy``,
 ``mcts:<N>``, ``solver`` where the game has an exact solver); see
-:class:`tris_envs.training.pool.OpponentPool`. With ``train.vec_env = "batched"`` (the
+:class:`tris_envs.ppo.pool.OpponentPool`. With ``train.vec_env = "batched"`` (the
 shipped configs) the ``train.n_envs`` games run in one process and the snapshots choose their
 moves for all their games in one forward pass
-(:class:`tris_envs.training.batched.BatchedPoolEnv`); the run's last lines say what share of
+(:class:`tris_envs.ppo.batched.BatchedPoolEnv`); the run's last lines say what share of
 the time went to evaluations and to each opponent's moves.
 
 **Network.** ``[network] extractor = "cnn"``: :class:`tris_envs.agents.ppo.BoardCNN` (3x3
@@ -30,7 +30,7 @@ separate policy and value heads (``net_arch``); ``"mlp"``: the planes flattened 
 
 **Outputs** in ``--out`` (default ``runs/<game>``): checkpoints, ``final.zip``, ``best.zip``
 and their ``.pt`` policies, ``progress.csv``, TensorBoard logs in ``tb/``,
-``learning_curve.png`` (see :mod:`tris_envs.training.train`). Evaluations run every
+``learning_curve.png`` (see :mod:`tris_envs.ppo.train`). Evaluations run every
 ``eval.every`` steps, before the first update and at the end.
 
 Score a checkpoint against the baselines, both seats, and judge its moves::
@@ -48,7 +48,7 @@ that keep the solver's game value (``Solution.optimal_actions``) over the positi
 reached in these games (``--no-judge`` skips it), and the solver's own score against the
 solver in the same games, the reference a perfect player would reach. ``--targets`` checks
 the results against the game's training targets
-(:data:`tris_envs.training.targets.TARGETS`). Game options come from ``--config`` (a
+(:data:`tris_envs.evaluation.targets.TARGETS`). Game options come from ``--config`` (a
 training TOML or the ``config.json`` a run writes), else the game's defaults.
 
 Both exit with 2 and a one-line message on a bad config, an unusable ``--out``, an unreadable
@@ -64,7 +64,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tris_envs.training.config import Config
+    from tris_envs.ppo.config import Config
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 """The shipped PPO configs: where ``--game <name>`` finds ``<name>.toml``."""
@@ -99,7 +99,7 @@ def config_from(args: argparse.Namespace) -> Config:
         OSError: the config file cannot be read.
     """
     from tris_envs.games import make_game
-    from tris_envs.training.config import apply_overrides, default_config, load_config
+    from tris_envs.ppo.config import apply_overrides, default_config, load_config
 
     config = load_config(args.config or default_config(args.game, CONFIG_DIR))
     if make_game(config.game).info.name != make_game(args.game).info.name:
@@ -118,7 +118,7 @@ def train_main(argv: Sequence[str] | None = None, prog: str = "tris-envs train p
     args = parser.parse_args(argv)
     try:
         config = config_from(args)
-        from tris_envs.training.train import train
+        from tris_envs.ppo.train import train
 
         run = train(config, args.out or Path("runs") / config.game,
                     progress=not args.no_progress)
@@ -159,7 +159,7 @@ def add_evaluate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stochastic", action="store_true",
                         help="sample the policy instead of playing its most probable move")
     parser.add_argument("--targets", action="store_true",
-                        help="check the game's training targets (tris_envs.training.targets) "
+                        help="check the game's training targets (tris_envs.evaluation.targets) "
                              "against these results")
     parser.add_argument("--no-judge", action="store_true",
                         help="skip the share of solver-optimal moves (one solve per board "
@@ -174,9 +174,9 @@ def evaluate(args: argparse.Namespace, prog: str) -> int:
         format_table,
         solver_reference,
     )
+    from tris_envs.evaluation.targets import check_targets
     from tris_envs.games import GAMES, make_game
-    from tris_envs.training.config import game_options_from
-    from tris_envs.training.targets import check_targets
+    from tris_envs.ppo.config import game_options_from
 
     try:
         import torch

@@ -1,11 +1,11 @@
 """Training configs: TOML tables read into dataclasses and checked before training starts.
 
 A config file sets some keys of :class:`Config` (the shipped
-``tris_envs/training/configs/tant_fant.toml`` shows them all); the others keep their
+``tris_envs/ppo/configs/tant_fant.toml`` shows them all); the others keep their
 defaults. Every value is checked when read, and a bad one raises ``ValueError`` naming the key
 and what it may be (``ppo.gamma=5: must be a number in [0, 1]``)::
 
-    config = load_config("tris_envs/training/configs/tris1.toml")
+    config = load_config("tris_envs/ppo/configs/tris1.toml")
     config = apply_overrides(config, ["ppo.ent_coef=0.02", 'eval.opponents=["random"]'])
     config.ppo.ent_coef     # 0.02
 
@@ -14,12 +14,9 @@ Importing this module imports neither PyTorch nor Stable-Baselines3.
 
 from __future__ import annotations
 
-import contextlib
-import copy
 import dataclasses
-import importlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,88 +26,32 @@ import numpy as np
 from tris_envs.agents import make_agent
 from tris_envs.core.game import resolve_chance
 from tris_envs.games import GAMES, make_game
+from tris_envs.settings import (
+    _toml_module,
+    flag,
+    integer,
+    number,
+    one_of,
+    read_toml,
+    setting,
+    settings_from,
+    sizes,
+    specs,
+    table,
+    weights,
+)
 
 SELF = "self"
 """Pool weight key of the learner's past snapshots."""
-
-Check = Callable[[Any], "str | None"]
-"""A value's check: what is wrong with it, or ``None``."""
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def integer(low: int) -> Check:
-    """An integer ``>= low``."""
-    return lambda v: None if _is_int(v) and v >= low else f"must be an integer >= {low}"
-
-
-def number(low: float, high: float | None = None, strict: bool = False) -> Check:
-    """A number in ``[low, high]``, or ``>= low`` (``> low`` if ``strict``) without ``high``."""
-    if high is not None:
-        return lambda v: (None if _is_number(v) and low <= v <= high
-                          else f"must be a number in [{low:g}, {high:g}]")
-    if strict:
-        return lambda v: None if _is_number(v) and v > low else f"must be a number > {low:g}"
-    return lambda v: None if _is_number(v) and v >= low else f"must be a number >= {low:g}"
-
-
-def one_of(*choices: str) -> Check:
-    """One of the strings ``choices``."""
-    return lambda v: None if v in choices else f"must be one of {', '.join(map(repr, choices))}"
-
-
-def flag(value: Any) -> str | None:
-    """A boolean."""
-    return None if isinstance(value, bool) else "must be true or false"
-
-
-def sizes(minimum: int) -> Check:
-    """A list of at least ``minimum`` integers ``>= 1`` (layer widths)."""
-    return lambda v: (None if isinstance(v, list) and len(v) >= minimum
-                      and all(_is_int(x) and x >= 1 for x in v)
-                      else f"must be a list of at least {minimum} integers >= 1")
-
-
-def specs(value: Any) -> str | None:
-    """A non-empty list of agent specs (see :func:`tris_envs.agents.make_agent`)."""
-    if not isinstance(value, list) or not value or not all(isinstance(s, str) for s in value):
-        return "must be a non-empty list of agent specs such as \"random\""
-    return None
-
-
-def weights(value: Any) -> str | None:
-    """A table of non-negative numbers with a positive sum."""
-    if not isinstance(value, dict) or not value or not all(
-            _is_number(w) and w >= 0 for w in value.values()) or sum(value.values()) <= 0:
-        return "must be a table of non-negative numbers with a positive sum"
-    return None
-
-
-def table(value: Any) -> str | None:
-    """A TOML table."""
-    return None if isinstance(value, dict) else "must be a table"
-
-
-def setting(default: Any, check: Check) -> Any:
-    """A dataclass field with a default and its :data:`Check`."""
-    if isinstance(default, (list, dict)):
-        return field(default_factory=lambda: type(default)(default), metadata={"check": check})
-    return field(default=default, metadata={"check": check})
 
 
 @dataclass
 class TrainSettings:
     """``[train]``: the budget and the environments: ``n_envs`` games stepped together by
-    ``vec_env``, ``"batched"`` (:class:`~tris_envs.training.batched.BatchedPoolEnv`: one
+    ``vec_env``, ``"batched"`` (:class:`~tris_envs.ppo.batched.BatchedPoolEnv`: one
     process, the opponents' network moves of all games in one call per network) or SB3's
     ``"dummy"`` / ``"subproc"`` vector environments over one
-    :class:`~tris_envs.training.pool.OpponentPoolEnv` per game."""
+    :class:`~tris_envs.ppo.pool.OpponentPoolEnv` per game."""
 
     timesteps: int = setting(100_000, integer(1))
     seed: int = setting(0, integer(0))
@@ -149,7 +90,7 @@ class PPOSettings:
 @dataclass
 class PoolSettings:
     """``[pool]``: the opponents of the training episodes (see
-    :class:`~tris_envs.training.pool.OpponentPoolEnv`)."""
+    :class:`~tris_envs.ppo.pool.OpponentPoolEnv`)."""
 
     snapshot_every: int = setting(20_000, integer(1))
     max_snapshots: int = setting(8, integer(1))
@@ -270,20 +211,6 @@ def check_config(config: Config) -> Config:
     return config
 
 
-def read_toml(path: Path) -> dict[str, Any]:
-    """The TOML file at ``path`` as a dictionary.
-
-    Raises:
-        ValueError: invalid TOML, or Python 3.10 without ``tomli``.
-        OSError: the file cannot be read.
-    """
-    toml = _toml_module()
-    try:
-        return toml.loads(path.read_text())
-    except toml.TOMLDecodeError as error:
-        raise ValueError(f"{path}: {error}") from None
-
-
 def game_options_from(config: str | Path | None) -> dict[str, Any]:
     """The ``game_options`` table of a training config (TOML) or a run's ``config.json``.
 
@@ -300,51 +227,6 @@ def game_options_from(config: str | Path | None) -> dict[str, Any]:
         return dict(json.loads(path.read_text()).get("game_options", {}))
     except json.JSONDecodeError as error:
         raise ValueError(f"{path}: {error}") from None
-
-
-def _toml_module() -> Any:
-    for name in ("tomllib", "tomli"):  # tomllib is in the standard library from Python 3.11
-        with contextlib.suppress(ModuleNotFoundError):
-            return importlib.import_module(name)
-    raise ValueError("reading the TOML training configs needs Python >= 3.11 (tomllib) or, "
-                     "on Python 3.10, pip install tomli")
-
-
-def settings_from(cls: type, data: dict[str, Any], base: Any, where: str = "") -> Any:
-    """A ``cls`` (a dataclass of :func:`setting` fields, or of such dataclasses as tables)
-    with the keys of ``data`` over those of ``base``, each value checked.
-
-    Raises:
-        ValueError: an unknown key or a bad value, named with ``where`` and its key.
-    """
-    known = {f.name: f for f in dataclasses.fields(cls)}
-    for key in data:
-        if key not in known:
-            raise ValueError(f"unknown config key {where + key!r}; known in this table: "
-                             f"{', '.join(known)}")
-    values = {}
-    for name, spec in known.items():
-        key = where + name
-        current = getattr(base, name)
-        if name not in data:
-            values[name] = copy.deepcopy(current)
-        elif dataclasses.is_dataclass(current):
-            if not isinstance(data[name], dict):
-                raise ValueError(f"config key {key!r} must be a table")
-            values[name] = settings_from(type(current), data[name], current, f"{key}.")
-        else:
-            problem = spec.metadata["check"](data[name])
-            if problem:
-                raise ValueError(f"{key}={_show(data[name])}: {problem}")
-            values[name] = data[name]
-    return cls(**values)
-
-
-def _show(value: Any) -> str:
-    """``value`` as TOML would write it (near enough for a message)."""
-    if isinstance(value, bool):
-        return str(value).lower()
-    return repr(value)
 
 
 def _check_solver(game: Any, key: str) -> None:

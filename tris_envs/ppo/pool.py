@@ -3,7 +3,7 @@
 :class:`OpponentPool` holds the members, the learner's snapshots, the random openings and
 the results tally; :class:`OpponentPoolEnv` is one game against a pool (the environment of
 ``train.vec_env = "dummy"`` or ``"subproc"``), as
-:class:`~tris_envs.training.batched.BatchedPoolEnv` holds many.
+:class:`~tris_envs.ppo.batched.BatchedPoolEnv` holds many.
 
 Importing this module imports neither PyTorch nor Stable-Baselines3.
 """
@@ -21,7 +21,7 @@ import numpy as np
 from tris_envs.agents import PolicyOpponent
 from tris_envs.core.game import Game, resolve_chance
 from tris_envs.envs import SingleAgentEnv
-from tris_envs.training.config import SELF, Config, PoolSettings
+from tris_envs.ppo.config import SELF, Config, PoolSettings
 
 POOL_STREAM = 0x706F6F6C
 """Mixed into the pool's seed to keep its random stream apart from the environment's."""
@@ -62,7 +62,7 @@ class OpponentPool:
     ``"self"`` evenly; while there is no snapshot that weight is left out. The pool also
     draws the random openings and tallies the episodes' results per member. It is the
     common part of :class:`OpponentPoolEnv` (one game) and
-    :class:`~tris_envs.training.batched.BatchedPoolEnv` (many games stepped together), which
+    :class:`~tris_envs.ppo.batched.BatchedPoolEnv` (many games stepped together), which
     draw from it in the same order, so both play the same episodes from the same seed.
 
     Args:

@@ -4,8 +4,8 @@ Read :func:`train` top to bottom: one rollout and one PPO update per turn of the
 a snapshot of the learner joining the opponent pool every ``pool.snapshot_every`` steps and
 an evaluation every ``eval.every`` steps (before the first update and at the end too), both
 taken between rollouts. The rollouts play ``train.n_envs`` games against the pool: in one
-:class:`~tris_envs.training.batched.BatchedPoolEnv` (``train.vec_env = "batched"``) or in
-SB3's ``DummyVecEnv`` / ``SubprocVecEnv`` of :func:`~tris_envs.training.pool.make_env`.
+:class:`~tris_envs.ppo.batched.BatchedPoolEnv` (``train.vec_env = "batched"``) or in
+SB3's ``DummyVecEnv`` / ``SubprocVecEnv`` of :func:`~tris_envs.ppo.pool.make_env`.
 
 Outputs in the run directory: ``config.json`` (the resolved config),
 ``checkpoints/step_<N>.zip`` at every evaluation, ``final.zip``, ``best.zip`` (the highest
@@ -49,9 +49,9 @@ from tris_envs.agents.ppo import export_policy
 from tris_envs.core.game import Game
 from tris_envs.evaluation.checkpoint import OpponentResult, evaluate_checkpoint
 from tris_envs.games import make_game
-from tris_envs.training.batched import BatchedPoolEnv
-from tris_envs.training.config import Config, NetworkSettings
-from tris_envs.training.pool import PoolTally, make_env
+from tris_envs.ppo.batched import BatchedPoolEnv
+from tris_envs.ppo.config import Config, NetworkSettings
+from tris_envs.ppo.pool import PoolTally, make_env
 
 if TYPE_CHECKING:
     import gymnasium
@@ -129,7 +129,7 @@ def train(config: Config, out: str | Path, progress: bool = True,
     """Train as ``config`` says, writing into ``out`` (see the module docstring).
 
     Args:
-        config: A checked config (:func:`~tris_envs.training.config.load_config`).
+        config: A checked config (:func:`~tris_envs.ppo.config.load_config`).
         out: The run directory (created; an existing ``progress.csv`` is replaced).
         progress: Show a progress bar.
         report: Receives a line per evaluation (default: printed).

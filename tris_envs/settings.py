@@ -1,0 +1,158 @@
+"""Typed settings read from TOML: the config machinery of both learners.
+
+A learner's config is a dataclass of :func:`setting` fields (a default and a :data:`Check`
+each), or of such dataclasses (the TOML tables). :func:`settings_from` reads
+a dictionary (:func:`read_toml`) over a base config and checks every value, naming the key
+and what it may be in the ``ValueError`` (``ppo.gamma=5: must be a number in [0, 1]``)::
+
+    @dataclass
+    class Settings:
+        games: int = setting(100, integer(1))
+        opponents: list[str] = setting(["random"], specs)
+
+    settings = settings_from(Settings, read_toml(Path("run.toml")), Settings())
+
+Used by :mod:`tris_envs.ppo.config` (``tris-envs train ppo``) and
+:mod:`tris_envs.alphazero.train` (the AlphaZero learner). Imports the standard library only
+(neither the rest of the package nor NumPy, PyTorch or JAX).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import dataclasses
+import importlib
+from collections.abc import Callable
+from dataclasses import field
+from pathlib import Path
+from typing import Any
+
+Check = Callable[[Any], "str | None"]
+"""A value's check: what is wrong with it, or ``None``."""
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def integer(low: int) -> Check:
+    """An integer ``>= low``."""
+    return lambda v: None if _is_int(v) and v >= low else f"must be an integer >= {low}"
+
+
+def number(low: float, high: float | None = None, strict: bool = False) -> Check:
+    """A number in ``[low, high]``, or ``>= low`` (``> low`` if ``strict``) without ``high``."""
+    if high is not None:
+        return lambda v: (None if _is_number(v) and low <= v <= high
+                          else f"must be a number in [{low:g}, {high:g}]")
+    if strict:
+        return lambda v: None if _is_number(v) and v > low else f"must be a number > {low:g}"
+    return lambda v: None if _is_number(v) and v >= low else f"must be a number >= {low:g}"
+
+
+def one_of(*choices: str) -> Check:
+    """One of the strings ``choices``."""
+    return lambda v: None if v in choices else f"must be one of {', '.join(map(repr, choices))}"
+
+
+def flag(value: Any) -> str | None:
+    """A boolean."""
+    return None if isinstance(value, bool) else "must be true or false"
+
+
+def sizes(minimum: int) -> Check:
+    """A list of at least ``minimum`` integers ``>= 1`` (layer widths)."""
+    return lambda v: (None if isinstance(v, list) and len(v) >= minimum
+                      and all(_is_int(x) and x >= 1 for x in v)
+                      else f"must be a list of at least {minimum} integers >= 1")
+
+
+def specs(value: Any) -> str | None:
+    """A non-empty list of agent specs (see :func:`tris_envs.agents.make_agent`)."""
+    if not isinstance(value, list) or not value or not all(isinstance(s, str) for s in value):
+        return "must be a non-empty list of agent specs such as \"random\""
+    return None
+
+
+def weights(value: Any) -> str | None:
+    """A table of non-negative numbers with a positive sum."""
+    if not isinstance(value, dict) or not value or not all(
+            _is_number(w) and w >= 0 for w in value.values()) or sum(value.values()) <= 0:
+        return "must be a table of non-negative numbers with a positive sum"
+    return None
+
+
+def table(value: Any) -> str | None:
+    """A TOML table."""
+    return None if isinstance(value, dict) else "must be a table"
+
+
+def setting(default: Any, check: Check) -> Any:
+    """A dataclass field with a default and its :data:`Check`."""
+    if isinstance(default, (list, dict)):
+        return field(default_factory=lambda: type(default)(default), metadata={"check": check})
+    return field(default=default, metadata={"check": check})
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """The TOML file at ``path`` as a dictionary.
+
+    Raises:
+        ValueError: invalid TOML, or Python 3.10 without ``tomli``.
+        OSError: the file cannot be read.
+    """
+    toml = _toml_module()
+    try:
+        return toml.loads(path.read_text())
+    except toml.TOMLDecodeError as error:
+        raise ValueError(f"{path}: {error}") from None
+
+
+def _toml_module() -> Any:
+    for name in ("tomllib", "tomli"):  # tomllib is in the standard library from Python 3.11
+        with contextlib.suppress(ModuleNotFoundError):
+            return importlib.import_module(name)
+    raise ValueError("reading the TOML training configs needs Python >= 3.11 (tomllib) or, "
+                     "on Python 3.10, pip install tomli")
+
+
+def settings_from(cls: type, data: dict[str, Any], base: Any, where: str = "") -> Any:
+    """A ``cls`` (a dataclass of :func:`setting` fields, or of such dataclasses as tables)
+    with the keys of ``data`` over those of ``base``, each value checked.
+
+    Raises:
+        ValueError: an unknown key or a bad value, named with ``where`` and its key.
+    """
+    known = {f.name: f for f in dataclasses.fields(cls)}
+    for key in data:
+        if key not in known:
+            raise ValueError(f"unknown config key {where + key!r}; known in this table: "
+                             f"{', '.join(known)}")
+    values = {}
+    for name, spec in known.items():
+        key = where + name
+        current = getattr(base, name)
+        if name not in data:
+            values[name] = copy.deepcopy(current)
+        elif dataclasses.is_dataclass(current):
+            if not isinstance(data[name], dict):
+                raise ValueError(f"config key {key!r} must be a table")
+            values[name] = settings_from(type(current), data[name], current, f"{key}.")
+        else:
+            problem = spec.metadata["check"](data[name])
+            if problem:
+                raise ValueError(f"{key}={_show(data[name])}: {problem}")
+            values[name] = data[name]
+    return cls(**values)
+
+
+def _show(value: Any) -> str:
+    """``value`` as TOML would write it (near enough for a message)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    return repr(value)
