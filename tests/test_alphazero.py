@@ -133,15 +133,20 @@ def test_az_without_a_shipped_network_says_so():
 
 
 # ----- the shipped networks ----------------------------------------------------------
-@pytest.mark.parametrize("name, games", [("tris1", 16), ("tant_fant", 6)])
-def test_a_shipped_network_never_loses_to_the_solver(name, games):
-    """The shipped ``az`` for Tris 1 and for Tant Fant (docs/results.md: 400 games each)
-    holds the draw and keeps the solver's value in every move with a choice."""
+@pytest.mark.parametrize("name, options, games", [
+    ("tris1", {}, 16), ("tant_fant", {}, 6), ("tant_fant", {"diagonal_only": True}, 4),
+    ("tant_fant", {"diagonal_only": True, "stalemate": "loss"}, 4)])
+def test_a_shipped_network_never_loses_to_the_solver(name, options, games):
+    """The shipped ``az`` for Tris 1 and for Tant Fant, default and variants (docs/results.md:
+    400 games each) holds the draw and keeps the solver's value in every move with a
+    choice."""
     from tris_envs.agents import make_agent
+    from tris_envs.alphazero import shipped_network, variant_name
     from tris_envs.evaluation import play_match
     from tris_envs.evaluation.metrics import move_quality
 
-    game = GAMES[name].make()
+    game = GAMES[name].make(**options)
+    assert shipped_network(game).stem in (variant_name(game), f"az_{name}")
     result = play_match(game, make_agent("az"), "solver", n_games=games, seed=11,
                         keep_records=True)
     assert result.losses == 0
