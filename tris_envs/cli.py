@@ -137,7 +137,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="games in the match (default 200)")
     watch.add_argument("--seed", type=_at_least(0), default=0, help="seed (default 0)")
     serve = commands.add_parser(
-        "serve", help="play and watch every game in the browser (docs/web.md)",
+        "serve", help="play and watch every game in the browser (docs/play.md)",
         description="A local web app: play any game against any agent, or watch two agents; "
                     "hints, undo, records. Open the address it prints.")
     serve.add_argument("--port", type=_at_least(0), default=8000, help="port (default 8000)")

@@ -4,7 +4,7 @@
 :mod:`tris_envs.web.session` holds one game per page, and :mod:`tris_envs.web.svg` draws
 each game's own picture (``Game.draw``) as SVG. The page (``static/``) is plain HTML,
 JavaScript and CSS served by the package; it knows no rules: the server sends the legal
-moves in each game's notation. See docs/web.md.
+moves in each game's notation. See docs/play.md.
 """
 
 from tris_envs.web.server import make_server, serve
