@@ -123,7 +123,7 @@ def train(game: str = "tris1", epochs: int = 20, epoch_steps: int = 2000, seed: 
               hidden_sizes=list(hidden))
     learner = DQN(policy=DiscreteQLearningPolicy(model=net, action_space=env.action_space,
                                                  eps_training=0.2, eps_inference=0.0),
-                  optim=AdamOptimizerFactory(lr=lr), gamma=0.9, n_step_return_horizon=3,
+                  optim=AdamOptimizerFactory(lr=lr), gamma=0.9, n_step_return_horizon=2,
                   target_update_freq=320)
     opponent = MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space)
     algorithm = MultiAgentOffPolicyAlgorithm(algorithms=[learner, opponent], env=env)
