@@ -19,7 +19,7 @@ $(BASE):
 	touch $(BASE)
 
 $(STAMP): pyproject.toml $(BASE)
-	$(BIN)/pip install -e ".[train,render,dev,docs,distributed,rllib,jax,openspiel]"
+	$(BIN)/pip install -e ".[train,render,dev,docs,distributed,rllib,jax,openspiel,tianshou,torchrl]"
 	touch $(STAMP)
 
 $(DEMO_STAMP): pyproject.toml $(BASE)
