@@ -106,14 +106,19 @@ def read_toml(path: Path) -> dict[str, Any]:
         ValueError: invalid TOML, or Python 3.10 without ``tomli``.
         OSError: the file cannot be read.
     """
-    toml = _toml_module()
+    toml = toml_module()
     try:
         return toml.loads(path.read_text())
     except toml.TOMLDecodeError as error:
         raise ValueError(f"{path}: {error}") from None
 
 
-def _toml_module() -> Any:
+def toml_module() -> Any:
+    """The TOML reader: ``tomllib``, or ``tomli`` on Python 3.10.
+
+    Raises:
+        ValueError: neither is installed.
+    """
     for name in ("tomllib", "tomli"):  # tomllib is in the standard library from Python 3.11
         with contextlib.suppress(ModuleNotFoundError):
             return importlib.import_module(name)

@@ -223,10 +223,7 @@ class Game(ABC, Generic[S]):
                        _normalise_name(self.action_to_string(state, action))):
                 if action in self.legal_actions(state):
                     return action
-                if self.current_player(state) in (0, 1):
-                    raise IllegalActionError(f"{self.action_name(state, action)} is illegal: "
-                                             f"{self.explain_illegal(state, action)}")
-                raise self.illegal_action_error(state, action)
+                raise self.illegal_action_error(state, action, by_name=True)
         raise ValueError(f"{brief(text.strip())} is not a move; legal moves: "
                          f"{self.legal_names(state)}")
 
@@ -297,8 +294,10 @@ class Game(ABC, Generic[S]):
         raise NotImplementedError(f"{self.info.name} has no picture rendering")
 
     # ----- helpers shared by implementations ---------------------------------------
-    def illegal_action_error(self, state: S, action: Any) -> IllegalActionError:
-        """The error for an action that is not legal in ``state``, saying why."""
+    def illegal_action_error(self, state: S, action: Any,
+                             by_name: bool = False) -> IllegalActionError:
+        """The error for an action that is not legal in ``state``, saying why; ``by_name``:
+        a move a person named, told by its :meth:`action_name` without its number."""
         player = self.current_player(state)
         if player == TERMINAL:
             return IllegalActionError(f"action {action!r}: the game is over")
@@ -312,10 +311,9 @@ class Game(ABC, Generic[S]):
             return IllegalActionError(
                 f"action {index} is out of range 0..{self.info.num_actions - 1}"
             )
-        return IllegalActionError(
-            f"action {index} ({self.action_to_string(state, index)}) is illegal: "
-            f"{self.explain_illegal(state, index)}"
-        )
+        move = (self.action_name(state, index) if by_name
+                else f"action {index} ({self.action_to_string(state, index)})")
+        return IllegalActionError(f"{move} is illegal: {self.explain_illegal(state, index)}")
 
     def action_index(self, state: S, action: Any) -> int:
         """``action`` as an ``int`` (see :func:`as_action`), else the illegal-action error.

@@ -12,18 +12,11 @@ from tris_envs.evaluation.checkpoint import (
 )
 from tris_envs.games import GAMES, make_game
 
-TARGETS: dict[str, tuple[tuple[str, str, float], ...]] = {
-    name: spec.targets for name, spec in GAMES.items()}
-"""The training targets per game (each :class:`~tris_envs.games.GameSpec`'s ``targets``), as
-``(opponent, test, value)``: score ``>=`` / ``>`` value,
-at most ``value`` ``losses``, a share of solver-optimal moves over all games (``"*"``) of at
-least ``value``, or a score against the solver within ``value`` of the solver's own score
-in the same games (``"vs reference"``)."""
-
 
 def check_targets(game: str, results: Sequence[OpponentResult],
                   reference: float | None = None) -> list[tuple[str, bool | None]]:
-    """Each of ``game``'s :data:`TARGETS` as ``(description with the figure reached, met)``.
+    """Each of ``game``'s training targets (its :class:`~tris_envs.games.GameSpec`'s
+    ``targets``) as ``(description with the figure reached, met)``.
 
     ``met`` is ``None`` where ``results`` lack the opponent (or the moves were not judged,
     or ``reference``, the solver's own score, is missing).
@@ -31,7 +24,7 @@ def check_targets(game: str, results: Sequence[OpponentResult],
     by_opponent = {r.opponent: r for r in results}
     judged = sum(r.judged for r in results)
     report: list[tuple[str, bool | None]] = []
-    for opponent, test, value in TARGETS.get(game, []):
+    for opponent, test, value in GAMES[game].targets:
         result = by_opponent.get(opponent)
         met: bool | None = None
         if test == "optimal":
@@ -63,7 +56,7 @@ def target_report(checkpoint: str | Path, game: str, n_games: int = 400, seed: i
     ``n_games`` games against each opponent the targets name (and the solver where one
     exists, with its own score as the reference)."""
     game_core = make_game(game)
-    opponents = sorted({o for o, _, _ in TARGETS[game] if o != "*"} |
+    opponents = sorted({o for o, _, _ in GAMES[game].targets if o != "*"} |
                        ({"solver"} if GAMES[game].solvable else set()))
     results = evaluate_checkpoint(checkpoint, game_core, opponents, n_games, seed, processes)
     reference = solver_reference(game_core, n_games, seed, processes) if (

@@ -46,8 +46,11 @@ class GameSpec:
         jax: ``"module:Class"`` of the game in :mod:`tris_envs.jax` (the same rules as
             batched JAX functions), imported on first use.
         option_sets: Option sets the conformance suite runs, the defaults among them.
-        targets: What a trained agent must reach, as ``(opponent, test, value)`` (see
-            :mod:`tris_envs.evaluation.targets`).
+        targets: What a trained agent must reach, as ``(opponent, test, value)``: score
+            ``>=`` / ``>`` value, at most ``value`` ``losses``, a share of solver-optimal
+            moves over all games (``"*"``) of at least ``value``, or a score against the
+            solver within ``value`` of the solver's own score in the same games (``"vs
+            reference"``); :mod:`tris_envs.evaluation.targets` checks them.
         version: The environment's version (``tant_fant_v0``).
     """
 

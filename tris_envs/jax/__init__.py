@@ -30,7 +30,7 @@ from typing import Any
 from tris_envs.games import GAMES as REGISTRY
 from tris_envs.jax.base import TrisEnv, from_position, restart, to_position
 
-GAMES = tuple(name for name, spec in REGISTRY.items() if spec.jax)
+GAMES = tuple(REGISTRY)
 """The games :func:`make` builds (each :class:`~tris_envs.games.GameSpec` names its JAX
 class)."""
 

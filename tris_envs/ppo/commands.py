@@ -48,7 +48,7 @@ that keep the solver's game value (``Solution.optimal_actions``) over the positi
 reached in these games (``--no-judge`` skips it), and the solver's own score against the
 solver in the same games, the reference a perfect player would reach. ``--targets`` checks
 the results against the game's training targets
-(:data:`tris_envs.evaluation.targets.TARGETS`). Game options come from ``--config`` (a
+(``GameSpec.targets``). Game options come from ``--config`` (a
 training TOML or the ``config.json`` a run writes), else the game's defaults.
 
 Both exit with 2 and a one-line message on a bad config, an unusable ``--out``, an unreadable

@@ -27,7 +27,6 @@ from tris_envs.agents import make_agent
 from tris_envs.core.game import resolve_chance
 from tris_envs.games import GAMES, make_game
 from tris_envs.settings import (
-    _toml_module,
     flag,
     integer,
     number,
@@ -38,6 +37,7 @@ from tris_envs.settings import (
     sizes,
     specs,
     table,
+    toml_module,
     weights,
 )
 
@@ -148,7 +148,7 @@ def apply_overrides(config: Config, assignments: Sequence[str]) -> Config:
     Raises:
         ValueError: an assignment without ``=``, an unknown key, a bad value.
     """
-    toml = _toml_module()
+    toml = toml_module()
     override: dict[str, Any] = {}
     for text in assignments:
         name, sep, raw = text.partition("=")

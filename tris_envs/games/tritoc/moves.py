@@ -16,6 +16,7 @@ from tris_envs.games.tritoc.state import (
     ONGOING,
     WHITE,
     WIN_POINTS,
+    TritocState,
 )
 
 _CACHE_SIZE = 1 << 16
@@ -84,6 +85,13 @@ def playable_of(white: int, black: int, fields: int, mover: int,
     if other & removable:
         key |= 1 << 12
     return key
+
+
+def playable_sums(state: TritocState) -> int:
+    """Bit mask over sums 2-12 (bit ``s``) of the rolls that allow ``state``'s mover an
+    action."""
+    return playable_of(state.white, state.black, state.white_fields | state.black_fields,
+                       state.to_move, state.layout.masks)
 
 
 def play_move(white: int, black: int, white_fields: int, black_fields: int, mover: int,

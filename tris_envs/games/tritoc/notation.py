@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tris_envs.core.errors import brief
-from tris_envs.games.tritoc.moves import playable_of
+from tris_envs.games.tritoc.moves import playable_sums
 from tris_envs.games.tritoc.state import (
     ALL_PLAYABLE,
     BLACK,
@@ -175,8 +175,7 @@ def _with_result(state: TritocState, fail: Fail) -> TritocState:
                        "conquers one field at most, and the first line of three ends the "
                        "game")
         return state._replace(result=winner)
-    key = playable_of(state.white, state.black, state.white_fields | state.black_fields,
-                      state.to_move, state.layout.masks)
+    key = playable_sums(state)
     if passes and key == ALL_PLAYABLE:
         raise fail(f"{passes} consecutive passes are impossible: passes leave the board as "
                    "it is, and on this board every roll allows either player an action")

@@ -47,6 +47,7 @@ from tris_envs.games.tritoc.moves import (
     bit_planes,
     play_move,
     playable_of,
+    playable_sums,
     targets_of,
 )
 from tris_envs.games.tritoc.notation import from_notation, to_notation
@@ -150,8 +151,7 @@ class Tritoc(Game[TritocState]):
 
     def playable(self, state: TritocState) -> int:
         """Bit mask over sums 2-12 (bit ``s``) of the rolls that allow the mover an action."""
-        return playable_of(state.white, state.black, state.white_fields | state.black_fields,
-                            state.to_move, state.layout.masks)
+        return playable_sums(state)
 
     def _legal_bits(self, state: TritocState) -> int:
         """82-bit mask of the legal actions (bit ``a`` = action ``a``)."""
