@@ -588,7 +588,9 @@ def test_same_seed_same_board():
     assert a.unwrapped.position != b.unwrapped.position
 
 
-def test_ansi_render_colors_robots_and_gates():
+def test_ansi_render_colors_robots_and_gates(monkeypatch):
+    monkeypatch.setenv("FORCE_COLOR", "1")                     # colors asked for
+    monkeypatch.delenv("NO_COLOR", raising=False)
     env = doppia_scelta_v0.env(render_mode="ansi")
     env.reset(options={"position": pos(P1, "0,0,W", "2,2,N", "w")})
     text = env.render()

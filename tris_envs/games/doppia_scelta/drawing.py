@@ -1,6 +1,9 @@
-"""Doppia scelta as text (ANSI colors, arrows for robots) and as a picture."""
+"""Doppia scelta as text (arrows for robots, ANSI colors where asked for) and as a picture."""
 
 from __future__ import annotations
+
+import os
+import sys
 
 from tris_envs.core.drawing import (
     BACKGROUND,
@@ -57,12 +60,19 @@ def _gate_spots(gates: tuple[str, str, str, str]) -> dict[tuple[int, int], list[
     return spots
 
 
-def render_text(game: Rules, state: DoppiaSceltaState) -> str:
-    """The board with ANSI background colors; robots as arrows, gates in the margin.
+def render_text(game: Rules, state: DoppiaSceltaState, color: bool | None = None) -> str:
+    """The board as text: each cell's color letter (``Y``, ``G``, ``R``, ``.`` uncolored);
+    robots as arrows, gates in the margin.
 
     White's robot is drawn ``△▷▽◁``, Black's ``▲▶▼◀`` (pointing where it faces);
-    margin labels ``Ws``/``Wg``/``Bs``/``Bg`` mark start and goal gates.
+    margin labels ``Ws``/``Wg``/``Bs``/``Bg`` mark start and goal gates. ``color=True``
+    also paints each cell's background with ANSI escape codes; ``None`` (the default, as
+    for ``render_mode="ansi"``) decides as Python does for its own colored output
+    (:func:`color_wanted`): plain text unless standard output is a terminal or
+    ``FORCE_COLOR`` is set, and never with ``NO_COLOR`` set or ``TERM=dumb``.
     """
+    if color is None:
+        color = color_wanted()
     spots = {spot: "".join("WWBB"[k] + "sgsg"[k] for k in ks)
              for spot, ks in _gate_spots(game.gates).items()}
     robots: dict[int, str] = {}
@@ -75,13 +85,28 @@ def render_text(game: Rules, state: DoppiaSceltaState) -> str:
         for c in range(-1, SIZE + 1):
             if 0 <= r < SIZE and 0 <= c < SIZE:
                 ch = state.colors[r * SIZE + c]
-                row.append(f"{_ANSI[ch]}{ch}{robots.get(r * SIZE + c, ''):<2} {_RESET}")
+                cell = f"{ch}{robots.get(r * SIZE + c, ''):<2} "
+                row.append(f"{_ANSI[ch]}{cell}{_RESET}" if color and ch != UNCOLORED else cell)
             else:
                 row.append(f"{spots.get((r, c), ''):<4}")
         lines.append("".join(row).rstrip())
     lines.append("White △▷▽◁  Black ▲▶▼◀  gates: Ws/Bs start, Wg/Bg goal")
     lines.append(": ".join(status(game, state)))
     return "\n".join(lines)
+
+
+def color_wanted() -> bool:
+    """Whether text for standard output gets ANSI colors, by the rules of Python 3.13's
+    own colored output: not with ``NO_COLOR`` set (non-empty), yes with ``FORCE_COLOR`` set
+    (non-empty), not with ``TERM=dumb``, else when standard output is a terminal."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    if os.environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(sys.stdout, "isatty", None)
+    return bool(isatty and isatty())
 
 
 def draw(game: Rules, state: DoppiaSceltaState, canvas: Canvas) -> None:
@@ -134,7 +159,7 @@ def draw(game: Rules, state: DoppiaSceltaState, canvas: Canvas) -> None:
 
 
 _RESET = "\x1b[0m"
-_ANSI = {"Y": "\x1b[30;43m", "G": "\x1b[30;47m", "R": "\x1b[30;41m", UNCOLORED: ""}
+_ANSI = {"Y": "\x1b[30;43m", "G": "\x1b[30;47m", "R": "\x1b[30;41m"}
 _CELL_FILL: dict[str, Color] = {"Y": (240, 200, 40), "G": (150, 150, 150), "R": (205, 50, 40),
                                 UNCOLORED: (250, 250, 245)}
 _GRID: Color = (170, 170, 170)

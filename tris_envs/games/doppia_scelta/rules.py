@@ -442,7 +442,8 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
 
     # ----- pictures ------------------------------------------------------------------
     def render_text(self, state: DoppiaSceltaState) -> str:
-        """The board with ANSI background colors; robots as arrows, gates in the margin."""
+        """The board as text: color letters, robots as arrows, gates in the margin; ANSI
+        background colors only where asked for (``drawing.render_text``)."""
         return render_text(self, state)
 
     def picture_size(self, state: DoppiaSceltaState) -> tuple[int, int]:
