@@ -14,7 +14,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.vector.utils import batch_space
 
 from tris_envs import IllegalActionError
-from tris_envs.envs import SingleAgentEnv
+from tris_envs.envs import SingleAgentEnv, vector
 from tris_envs.envs.turns import BatchedPolicy
 from tris_envs.envs.vector import SingleAgentVectorEnv
 from tris_envs.games import GAMES
@@ -57,6 +57,20 @@ def both(case: str, n: int, mode: AutoresetMode):
 @pytest.mark.parametrize("mode", MODES, ids=[m.value for m in MODES])
 @pytest.mark.parametrize("case", CASES)
 def test_steps_as_sync_vector_env_of_single_agent_envs(case, mode):
+    steps_as_sync_vector_env(case, mode)
+
+
+@pytest.mark.parametrize("mode", MODES, ids=[m.value for m in MODES])
+def test_views_without_their_memo(monkeypatch, mode):
+    """Where positions rarely repeat (Tris 2's random starts) the memo of views is dropped
+    after VIEW_TRIAL look-ups, and the steps stay SyncVectorEnv's."""
+    monkeypatch.setattr(vector, "VIEW_TRIAL", 30)
+    assert steps_as_sync_vector_env("tris2 random", mode)._views is None
+
+
+def steps_as_sync_vector_env(case: str, mode: AutoresetMode) -> SingleAgentVectorEnv:
+    """Step the vector env and SyncVectorEnv of ``case`` together, checking every step;
+    returns the vector env."""
     n = 6
     ours, sync = both(case, n, mode)
     assert ours.metadata["autoreset_mode"] == sync.metadata["autoreset_mode"] == mode
@@ -80,6 +94,7 @@ def test_steps_as_sync_vector_env_of_single_agent_envs(case, mode):
                                     exact=True)
             infos = dict(infos, action_mask=reset[1]["action_mask"] | infos["action_mask"])
     assert ended >= 5
+    return ours
 
 
 def test_lockstep_with_single_agent_envs_of_the_same_seeds():

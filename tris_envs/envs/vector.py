@@ -55,6 +55,11 @@ VIEW_MEMO = 65_536
 the states of the rules core are immutable and hashable, and a batch of games keeps
 meeting the same positions (every Tant Fant position fits)."""
 
+VIEW_TRIAL = 16_384
+"""Look-ups after which the memo of views is dropped if fewer than a quarter of them found
+their position in it: in a game whose positions rarely repeat (Tris 2, with its random
+starts) hashing and keeping the views costs more than it saves."""
+
 
 class SingleAgentVectorEnv(VectorEnv):
     """``num_envs`` games of the learner against an opponent, as one Gymnasium ``VectorEnv``.
@@ -143,9 +148,11 @@ class SingleAgentVectorEnv(VectorEnv):
         self.duels = [Duel(self.game) for _ in range(num_envs)]
         self.set_opponent(opponent)
         self._masks = np.zeros((num_envs, info.num_actions), dtype=bool)
+        self._rows = np.arange(num_envs)
         self._observations = np.zeros((num_envs, *info.observation_shape), dtype=np.int8)
         self._ended = np.ones(num_envs, dtype=bool)   # waiting for a reset
-        self._views: dict[tuple[Any, int], tuple[np.ndarray, np.ndarray]] = {}
+        self._views: dict[tuple[Any, int], tuple[np.ndarray, np.ndarray]] | None = {}
+        self._looked = 0   # look-ups in the memo of views until it is judged
         self._started = False
         self.closed = False
 
@@ -245,23 +252,24 @@ class SingleAgentVectorEnv(VectorEnv):
             raise RuntimeError(f"the episodes of games {restarting} are over: reset them with "
                                "reset(options={'reset_mask': mask}) (autoreset is disabled)")
         playing = np.flatnonzero(~self._ended).tolist()
-        moves = actions.tolist() if actions.dtype.kind in "iu" else [
-            as_action(a) for a in actions]
-        masks = self._masks
-        legal = [0 <= (a := moves[k]) < self.num_actions and masks[k, a]
-                 if type(moves[k]) is int else False for k in playing]
+        if actions.dtype.kind in "iu":
+            moves, indices = actions.tolist(), actions
+        else:
+            moves = [as_action(a) for a in actions]
+            indices = np.array([-1 if a is None or not 0 <= a < self.num_actions else a
+                                for a in moves], dtype=np.int64)
+        legal = self._legal(indices)[playing].tolist()
         if self.illegal_action == "raise" and not all(legal):
             k = playing[legal.index(False)]
             raise self.game.illegal_action_error(duels[k].state, actions[k])
+        moved = []
         for k, ok in zip(playing, legal):
+            duel = duels[k]
             if ok:
-                duels[k].learner_move(moves[k])
+                duel.learner_move(moves[k])
+                moved.append(duel)
             else:
-                duels[k].lose()
-        moved = [duels[k] for k, ok in zip(playing, legal) if ok]
-        rewards = np.zeros(n, dtype=np.float64)
-        terminations = np.zeros(n, dtype=bool)
-        truncations = np.zeros(n, dtype=bool)
+                duel.lose()
         if restarting:
             for k in restarting:
                 duels[k].deal(self._seat)
@@ -271,12 +279,14 @@ class SingleAgentVectorEnv(VectorEnv):
             if duels[k].over:
                 raise duels[k].start_error()
             self._ended[k] = False
-        for k in playing:
-            duel = duels[k]
-            rewards[k] = duel.learner_reward + duel.opponent_reward
-            terminations[k] = duel.terminated
-            truncations[k] = duel.truncated
-        ended = [k for k in playing if duels[k].over]
+        rewards = np.zeros(n, dtype=np.float64)
+        terminations = np.zeros(n, dtype=bool)
+        truncations = np.zeros(n, dtype=bool)
+        played = [duels[k] for k in playing]
+        rewards[playing] = [d.learner_reward + d.opponent_reward for d in played]
+        terminations[playing] = [d.terminated for d in played]
+        truncations[playing] = [d.truncated for d in played]
+        ended = [k for k, d in zip(playing, played) if d.terminated or d.truncated]
         infos: dict[str, Any] = {}
         if ended and self.autoreset_mode is AutoresetMode.SAME_STEP:
             final_infos: dict[str, Any] = {}
@@ -294,42 +304,64 @@ class SingleAgentVectorEnv(VectorEnv):
         observations = self._view(range(n), infos)
         return observations, rewards, terminations, truncations, infos
 
+    def _legal(self, moves: np.ndarray) -> np.ndarray:
+        """``bool`` per game: its action in ``moves`` (integers) is a legal move of the
+        learner now: in range and set in its mask row (all ``False`` once over)."""
+        inside = (moves >= 0) & (moves < self.num_actions)
+        return inside & self._masks[self._rows, np.where(inside, moves, 0)]
+
     def _view(self, chosen: Sequence[int] | range, infos: dict[str, Any]) -> np.ndarray:
         """Refresh the observations and masks of the games ``chosen``; fill ``infos`` as
         ``SyncVectorEnv`` does for them; return every game's observation (a copy)."""
         n = self.num_envs
         game = self.game
-        observations = self._observations
-        masks = self._masks
-        seats = np.zeros(n, dtype=np.int64)
-        illegal = np.zeros(n, dtype=bool)
-        rows = np.zeros(n, dtype=bool)
+        games = list(chosen)
+        duels = [self.duels[k] for k in games]
         views = self._views
-        for k in chosen:
-            duel = self.duels[k]
-            key = (duel.state, duel.seat)
-            view = views.get(key)
-            if view is None:
-                if len(views) >= VIEW_MEMO:
-                    views.clear()
-                view = views[key] = (game.observation(duel.state, duel.seat),
-                                     game.legal_mask(duel.state))
-            observations[k] = view[0]
-            if duel.over:
-                masks[k] = False
-                illegal[k] = duel.illegal
-            else:
-                masks[k] = view[1]
-            seats[k] = duel.seat
-            rows[k] = True
-        everything = rows.all()
-        infos["action_mask"] = masks.copy() if everything else np.where(rows[:, None], masks,
-                                                                        False)
+        if views is None:
+            found = [(game.observation(d.state, d.seat), game.legal_mask(d.state))
+                     for d in duels]
+        else:
+            found = []
+            for duel in duels:
+                key = (duel.state, duel.seat)
+                view = views.get(key)
+                if view is None:
+                    if len(views) >= VIEW_MEMO:
+                        views.clear()
+                    view = views[key] = (game.observation(duel.state, duel.seat),
+                                         game.legal_mask(duel.state))
+                found.append(view)
+            if self._looked < VIEW_TRIAL:
+                self._judge_memo(len(games))
+        observations, masks = self._observations, self._masks
+        if games:
+            observations[games] = [view[0] for view in found]
+            masks[games] = [view[1] for view in found]
+        over = [k for k, duel in zip(games, duels) if duel.terminated or duel.truncated]
+        masks[over] = False
+        rows = np.zeros(n, dtype=bool)
+        rows[games] = True
+        seats = np.zeros(n, dtype=np.int64)
+        seats[games] = [duel.seat for duel in duels]
+        infos["action_mask"] = masks.copy() if len(games) == n else np.where(rows[:, None],
+                                                                              masks, False)
         infos["_action_mask"] = rows
         infos["seat"], infos["_seat"] = seats, rows.copy()
-        if illegal.any():
-            infos["illegal_action"], infos["_illegal_action"] = illegal, illegal.copy()
+        illegal = [k for k in over if self.duels[k].illegal]
+        if illegal:
+            flags = np.zeros(n, dtype=bool)
+            flags[illegal] = True
+            infos["illegal_action"], infos["_illegal_action"] = flags, flags.copy()
         return observations.copy()
+
+    def _judge_memo(self, looked: int) -> None:
+        """After :data:`VIEW_TRIAL` look-ups, drop the memo of views if fewer than a
+        quarter of them found their position in it (a game whose positions rarely repeat,
+        such as Tris 2: hashing and keeping its views costs more than it saves)."""
+        self._looked += looked
+        if self._looked >= VIEW_TRIAL and len(cast(dict, self._views)) > 0.75 * self._looked:
+            self._views = None
 
     def action_masks(self) -> np.ndarray:
         """``bool`` array ``(num_envs, num_actions)`` of the learner's legal actions now
