@@ -1,19 +1,26 @@
 # Every target creates .venv and installs what it needs: a fresh machine needs only Python and make.
-# demo installs the train extra only; test, lint, docs and bench every extra the tests use
-# (after make demo, make test adds the rest). A stamp is remade when pyproject.toml changes.
+# demo installs the jax extra and matplotlib only (no PyTorch); test, lint, docs and bench every
+# extra the tests use (after make demo, make test adds the rest). A stamp is remade when
+# pyproject.toml changes.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+CREATED := $(VENV)/.created
 BASE := $(VENV)/.torch
 STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
+SEED ?= 0
 
 .PHONY: demo test bench lint clean
 
-# the virtual environment with PyTorch
-$(BASE):
+# the virtual environment, pip up to date
+$(CREATED):
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
+	touch $(CREATED)
+
+# with PyTorch
+$(BASE): $(CREATED)
 	# CPU-only PyTorch: see tools/torch_index.py (TORCH_INDEX=auto|cpu|default|<url>)
 	TORCH_ARGS="$$($(PYTHON) tools/torch_index.py)" && $(BIN)/pip install $$TORCH_ARGS torch==2.13.0
 	touch $(BASE)
@@ -22,22 +29,23 @@ $(STAMP): pyproject.toml $(BASE)
 	$(BIN)/pip install -e ".[train,render,dev,docs,distributed,rllib,jax,openspiel,tianshou,torchrl]"
 	touch $(STAMP)
 
-$(DEMO_STAMP): pyproject.toml $(BASE)
-	$(BIN)/pip install -e ".[train]"
+$(DEMO_STAMP): pyproject.toml $(CREATED)
+	$(BIN)/pip install -e ".[jax]" "matplotlib>=3.7"
 	touch $(DEMO_STAMP)
 
 DEMO_RUN := runs/demo
 
-# Trains MaskablePPO on Tant Fant for a few minutes, then scores it against the baselines.
+# Trains the AlphaZero learner on Tant Fant (training/configs/demo.toml, seed SEED: make demo
+# SEED=1), then scores it against the baselines and the exact solver.
 demo: $(DEMO_STAMP)
-	$(BIN)/tris-envs train ppo --game tant_fant --timesteps 500000 --out $(DEMO_RUN) \
-		--set eval.every=250000 --set eval.games=50
-	$(BIN)/tris-envs evaluate $(DEMO_RUN)/final.zip --game tant_fant --games 200 \
-		--opponents random,greedy,solver
+	rm -rf $(DEMO_RUN)
+	$(BIN)/tris-envs train az --config training/configs/demo.toml --seed $(SEED) --out $(DEMO_RUN)
+	$(BIN)/tris-envs evaluate $(DEMO_RUN)/final.npz --game tant_fant --games 200 \
+		--opponents solver,greedy,random --seed $(SEED) --processes 2
 	@echo "learning curve: $(DEMO_RUN)/learning_curve.png"
 	@echo "next: source $(BIN)/activate, then"
-	@echo "  tris-envs play tant_fant --opponent ppo:$(DEMO_RUN)/final.zip    # play your agent"
-	@echo "  tris-envs eval tant_fant ppo:$(DEMO_RUN)/final.zip mcts:100 --games 20"
+	@echo "  tris-envs play tant_fant --opponent az:$(DEMO_RUN)/final.npz    # play your agent"
+	@echo "  tris-envs eval tant_fant az:$(DEMO_RUN)/final.npz:0 solver --metrics    # the network alone"
 	@echo "  more in README.md (Next: play, evaluate, train) and docs/index.md"
 
 test: $(STAMP)

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from tris_envs import benchmark, cli
+from tris_envs.agents.shipped import SHIPPED_DIR
 from tris_envs.games import make_game
 from tris_envs.play import play_session
 
@@ -54,3 +56,27 @@ def test_the_quick_start_makes_gymnasium_environments():
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["tant_fant", "True"]
+
+
+def test_evaluate_scores_an_az_network_without_the_train_extra(monkeypatch, capsys):
+    for name in ("torch", "sb3_contrib", "stable_baselines3"):
+        monkeypatch.setitem(sys.modules, name, None)
+    network = str(SHIPPED_DIR / "az_tris1.npz")
+    assert cli.main(["evaluate", network, "--game", "tris1", "--games", "4",
+                     "--opponents", "random,solver"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"{network} on Tris1(")
+    assert "| solver | 4 | 0 | 4 | 0 | 50.0% |" in out
+    assert "optimal moves over all games: " in out
+    assert cli.main(["evaluate", network, "--game", "tant_fant", "--games", "2"]) == 2
+    assert capsys.readouterr().err == ("tris-envs evaluate: error: a network for 'tris1' "
+                                       "cannot play 'tant_fant'\n")
+
+
+def test_the_demo_config_is_a_valid_tant_fant_run():
+    from tris_envs.alphazero.train import load_config
+
+    makefile = Path("Makefile").read_text()
+    assert "tris-envs train az --config training/configs/demo.toml" in makefile
+    config = load_config(Path("training/configs/demo.toml"), {})
+    assert (config.game, config.options, config.eval_games) == ("tant_fant", {}, 0)

@@ -128,9 +128,10 @@ def _parser() -> argparse.ArgumentParser:
                             "AlphaZero learner in JAX (needs the jax and train extras)")
     train.add_argument("arguments", nargs=argparse.REMAINDER, help="the learner's arguments")
     checkpoint = commands.add_parser(
-        "evaluate", help="a PPO checkpoint against the baselines, both seats",
-        description="Score a MaskablePPO checkpoint (tris-envs train ppo) against "
-                    "baselines, both seats, and judge its moves where a solver exists.")
+        "evaluate", help="a PPO or AlphaZero checkpoint against the baselines, both seats",
+        description="Score a MaskablePPO checkpoint (tris-envs train ppo) or an AlphaZero "
+                    "network (tris-envs train az) against baselines, both seats, and judge "
+                    "its moves where a solver exists.")
     add_evaluate_arguments(checkpoint)
     watch = commands.add_parser("watch", help=WATCH_DESCRIPTION, description=WATCH_DESCRIPTION)
     watch.add_argument("--games", type=_at_least(1), default=200,

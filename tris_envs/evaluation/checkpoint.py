@@ -1,8 +1,9 @@
-"""A PPO checkpoint's matches against baselines, both seats, and the judging of its moves
+"""A checkpoint's matches against baselines, both seats, and the judging of its moves
 (:func:`~tris_envs.evaluation.metrics.move_quality`'s value-keeping moves, forced ones
-included).
+included). A checkpoint is a PPO policy (``.zip`` or ``.pt``) or an AlphaZero network
+(``.npz``, played by the ``az`` agent's search).
 
-Importing this module imports neither PyTorch nor Stable-Baselines3 (the checkpoint loads
+Importing this module imports neither PyTorch nor Stable-Baselines3 (a PPO checkpoint loads
 at its first move).
 """
 
@@ -16,6 +17,7 @@ from pathlib import Path
 from tris_envs.agents import PPOAgent
 from tris_envs.agents.ppo import load_policy
 from tris_envs.core.game import Game
+from tris_envs.evaluation.engine import AgentSource
 from tris_envs.evaluation.match import MatchResult, play_match
 from tris_envs.evaluation.metrics import move_quality
 from tris_envs.games import GAMES
@@ -45,29 +47,55 @@ class OpponentResult:
         return self.optimal / self.judged if self.judged else None
 
 
+def checkpoint_agent(checkpoint: str | Path, game: Game, deterministic: bool = True,
+                     simulations: int | None = None) -> AgentSource:
+    """What plays ``checkpoint`` in a match: for an AlphaZero network (``.npz``) the spec
+    ``az:<path>[:<simulations>]`` (``None``: the ``az`` agent's default search), else a
+    factory of :class:`~tris_envs.agents.PPOAgent` (``deterministic``: its most probable
+    legal move). The file is read once here, so a missing or unreadable one fails before
+    any match starts.
+
+    Raises:
+        FileNotFoundError: no checkpoint file.
+        ValueError: the file is not a network for ``game`` or not a policy
+            (:class:`~tris_envs.agents.ppo.CheckpointError`), or ``simulations`` for a PPO
+            checkpoint.
+    """
+    if Path(checkpoint).suffix == ".npz":
+        from tris_envs.agents.az_network import load
+
+        load(checkpoint, game)
+        return f"az:{checkpoint}" + ("" if simulations is None else f":{simulations}")
+    if simulations is not None:
+        raise ValueError("simulations apply to AlphaZero networks (.npz) only")
+    load_policy(checkpoint)
+    return functools.partial(PPOAgent, checkpoint, deterministic=deterministic)
+
+
 def evaluate_checkpoint(checkpoint: str | Path, game: Game, opponents: Sequence[str],
                         n_games: int, seed: int, processes: int = 1,
-                        deterministic: bool = True,
-                        judge_moves: bool = True) -> list[OpponentResult]:
+                        deterministic: bool = True, judge_moves: bool = True,
+                        simulations: int | None = None) -> list[OpponentResult]:
     """Play the checkpoint against each opponent; judge its moves where a solver exists.
 
     Args:
-        checkpoint: The ``MaskablePPO`` zip.
+        checkpoint: A ``MaskablePPO`` zip or ``.pt`` policy, or an AlphaZero ``.npz``
+            network (see :func:`checkpoint_agent`).
         game: The rules core, options fixed (as in training).
         opponents: Agent specs (``"random"``, ``"mcts:100"``, ``"solver"``, ``"ppo:<path>"``).
         n_games: Games per opponent, seats alternating.
         seed: Match seed (the same for every opponent).
         processes: Worker processes of each match.
-        deterministic: The checkpoint plays its most probable legal move.
+        deterministic: A PPO checkpoint plays its most probable legal move.
         judge_moves: Count the checkpoint's solver-optimal moves (solvable games only).
+        simulations: Of an AlphaZero network's search (``None``: the ``az`` default).
 
     Raises:
-        ValueError: a bad spec, count or seed, or ``"solver"`` for a game without one.
+        ValueError: a bad spec, count or seed, ``"solver"`` for a game without one, or a
+            file that is not a checkpoint for ``game``.
         FileNotFoundError: no checkpoint file.
-        CheckpointError: the file is not a policy (a ``ValueError``).
     """
-    load_policy(checkpoint)  # a missing or unreadable file fails here, not in a match worker
-    source = functools.partial(PPOAgent, checkpoint, deterministic=deterministic)
+    source = checkpoint_agent(checkpoint, game, deterministic, simulations)
     judge = judge_moves and GAMES[game.info.name].solvable
     results = []
     for opponent in opponents:

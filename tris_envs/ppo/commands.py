@@ -38,6 +38,11 @@ Score a checkpoint against the baselines, both seats, and judge its moves::
     tris-envs evaluate runs/tant_fant/final.zip --game tant_fant
     tris-envs evaluate best.zip --game tris1 --games 400 \\
         --opponents random,greedy,mcts:100,solver --seed 7 --processes 2
+    tris-envs evaluate runs/az/final.npz --game tant_fant --opponents solver
+
+An AlphaZero network (``.npz``, ``tris-envs train az``) plays as the ``az`` agent does, with
+``--simulations`` simulations per move (default 100; 0: the network alone); it needs no
+PyTorch.
 
 Every opponent plays ``--games`` games against the checkpoint with
 :func:`tris_envs.evaluation.play_match` (seats alternating, the checkpoint first in even
@@ -144,7 +149,8 @@ def train_main(argv: Sequence[str] | None = None, prog: str = "tris-envs train p
 def add_evaluate_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``tris-envs evaluate`` (see the module docstring), on ``parser``."""
     parser.add_argument("checkpoint", type=Path,
-                        help="a MaskablePPO zip or a .pt policy (e.g. runs/tant_fant/final.pt)")
+                        help="a MaskablePPO zip or .pt policy (e.g. runs/tant_fant/final.pt), "
+                             "or an AlphaZero .npz network (tris-envs train az)")
     parser.add_argument("--game", required=True, help="game name, e.g. tant_fant")
     parser.add_argument("--games", type=int, default=200,
                         help="games per opponent, seats alternating (default 200)")
@@ -158,6 +164,9 @@ def add_evaluate_arguments(parser: argparse.ArgumentParser) -> None:
                              "options")
     parser.add_argument("--stochastic", action="store_true",
                         help="sample the policy instead of playing its most probable move")
+    parser.add_argument("--simulations", type=int, default=None,
+                        help="an AlphaZero network's search simulations per move (default: "
+                             "the az agent's 100; 0: the network alone)")
     parser.add_argument("--targets", action="store_true",
                         help="check the game's training targets (tris_envs.evaluation.targets) "
                              "against these results")
@@ -178,13 +187,14 @@ def evaluate(args: argparse.Namespace, prog: str) -> int:
     from tris_envs.games import GAMES, make_game
     from tris_envs.ppo.config import game_options_from
 
-    try:
-        import torch
-    except ImportError as error:
-        print(f"{prog}: error: PPO checkpoints need the train extra ({error}): "
-              "pip install 'tris_envs[train]'", file=sys.stderr)
-        return 2
-    torch.set_num_threads(1)
+    if args.checkpoint.suffix != ".npz":
+        try:
+            import torch
+        except ImportError as error:
+            print(f"{prog}: error: PPO checkpoints need the train extra ({error}): "
+                  "pip install 'tris_envs[train]'", file=sys.stderr)
+            return 2
+        torch.set_num_threads(1)
     try:
         game = make_game(args.game, **game_options_from(args.config))
         if args.opponents is None:
@@ -197,7 +207,8 @@ def evaluate(args: argparse.Namespace, prog: str) -> int:
         results = evaluate_checkpoint(args.checkpoint, game, opponents, args.games,
                                       args.seed, args.processes,
                                       deterministic=not args.stochastic,
-                                      judge_moves=not args.no_judge)
+                                      judge_moves=not args.no_judge,
+                                      simulations=args.simulations)
     except (ValueError, OSError, ImportError) as error:  # checkpoint errors are ValueErrors
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
@@ -219,6 +230,7 @@ def evaluate(args: argparse.Namespace, prog: str) -> int:
 def evaluate_main(argv: Sequence[str] | None = None, prog: str = "tris-envs evaluate") -> int:
     """``tris-envs evaluate`` on its own command line (``training/evaluate.py``)."""
     parser = argparse.ArgumentParser(
-        prog=prog, description="Score a MaskablePPO checkpoint against baselines.")
+        prog=prog,
+        description="Score a MaskablePPO checkpoint or an AlphaZero network against baselines.")
     add_evaluate_arguments(parser)
     return evaluate(parser.parse_args(argv), parser.prog)
