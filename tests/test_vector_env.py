@@ -324,3 +324,5 @@ def test_benchmark_script_measures_both():
     spec.loader.exec_module(script)
     table = script.report(["tris1"], ["random"], num_envs=4, steps=5, rounds=1)
     assert "| tris1 | random |" in table and "×" in table
+    shares = script.profile_shares("tris1", "random", num_envs=4, steps=5)
+    assert shares.count("% of") == 2 and "SingleAgentVectorEnv" in shares
