@@ -28,7 +28,7 @@ from tris_envs.agents.az_network import Network, load
 from tris_envs.agents.cache import LRUCache
 from tris_envs.agents.mcts import Evaluation, MCTSAgent
 from tris_envs.agents.shipped import SHIPPED_DIR
-from tris_envs.core.game import Game
+from tris_envs.core.game import Game, wins_at_once
 
 DEFAULT_SIMULATIONS = 100
 EXPLORATION = 1.25
@@ -108,6 +108,12 @@ class AZAgent:
         batch_size: New leaves the search gathers (with virtual losses) and evaluates in
             one network call; 1 evaluates each leaf alone, the plain sequential search.
             See "Batched leaves" in :mod:`tris_envs.agents.mcts`.
+        decisive: See wins in one (the rules core's :func:`~tris_envs.core.game.wins_at_once`,
+            as ``greedy`` does): a move that wins at once is played without search, and the
+            search proves a new node lost for the player who moved into it when its player
+            to move can win at once (``mcts:...:decisive``'s check). ``None`` (default): as
+            the network's header says (:attr:`NetConfig.decisive`: on for a network
+            trained with the check, off for the others).
 
     Raises:
         ValueError: a negative budget, or a ``batch_size`` that is not a positive
@@ -118,7 +124,8 @@ class AZAgent:
     def __init__(self, network: Network | str | Path | None = None,
                  simulations: int = DEFAULT_SIMULATIONS,
                  rng: np.random.Generator | None = None,
-                 exploration: float = EXPLORATION, batch_size: int = BATCH_SIZE) -> None:
+                 exploration: float = EXPLORATION, batch_size: int = BATCH_SIZE,
+                 decisive: bool | None = None) -> None:
         if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 0:
             raise ValueError(f"az simulations {simulations!r} must be an integer >= 0")
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
@@ -132,6 +139,7 @@ class AZAgent:
         self.rng = rng if rng is not None else np.random.default_rng()
         self.exploration = exploration
         self.batch_size = batch_size
+        self.decisive = decisive
         source = ("" if network is None else
                   f":{network}" if not isinstance(network, Network) else ":<network>")
         budget = "" if simulations == DEFAULT_SIMULATIONS and not source else f":{simulations}"
@@ -162,9 +170,15 @@ class AZAgent:
         legal = game.legal_actions(state)
         if len(legal) == 1:
             return int(legal[0])
+        decisive = network.config.decisive if self.decisive is None else self.decisive
+        if decisive:
+            for action in legal:
+                if wins_at_once(game, state, action):
+                    return int(action)
         if self.simulations == 0:
             probabilities, _ = network.evaluate([state])
             return int(np.argmax(probabilities[0]))
         search = MCTSAgent(self.simulations, rng=self.rng, exploration=self.exploration,
-                           evaluator=NetworkEvaluator(network), batch_size=self.batch_size)
+                           evaluator=NetworkEvaluator(network), batch_size=self.batch_size,
+                           decisive=decisive)
         return search.act(game, state)

@@ -49,12 +49,16 @@ class NetConfig:
             only the encodings).
         width: Channels of the trunk.
         blocks: Residual blocks.
+        decisive: Trained with a search that sees wins in one (``decisive = true`` in the
+            learner's config); the ``az`` agents then play with the same check (see
+            :class:`~tris_envs.agents.az.AZAgent`). Saved in the header only when true.
     """
 
     game: str
     options: dict[str, Any]
     width: int = 32
     blocks: int = 3
+    decisive: bool = False
 
     def shapes(self, game: Game) -> dict[str, tuple[int, ...]]:
         """Name -> shape of every parameter."""
@@ -168,6 +172,8 @@ def save(network: Network, path: str | Path) -> Path:
     header = {"format": FORMAT, "game": network.config.game,
               "options": network.config.options, "width": network.config.width,
               "blocks": network.config.blocks}
+    if network.config.decisive:
+        header["decisive"] = True
     arrays: dict[str, Any] = {"__config__": np.array(json.dumps(header, default=repr)),
                               **network.weights}
     with path.open("wb") as file:
@@ -201,7 +207,8 @@ def load(path: str | Path, game: Game) -> Network:
     if header["format"] == 1 and "value.w1" in weights:
         cells = int(np.prod(game.info.observation_shape[:2]))
         weights["value.w1"] = np.tile(weights["value.w1"], (cells, 1)) / cells
-    config = NetConfig(header["game"], header["options"], header["width"], header["blocks"])
+    config = NetConfig(header["game"], header["options"], header["width"], header["blocks"],
+                       bool(header.get("decisive", False)))
     return Network(game, config, weights)
 
 

@@ -80,6 +80,10 @@ class Search(NamedTuple):
         bootstrap: Whether plies of games still going at the end of an iteration learn the
             network's value of the position where the iteration left them (else they
             train only the policy).
+        decisive: Wins in one seen by the search (the game's ``winning_moves``): a node
+            whose player to move can win at once is lost for the player who moved into it
+            (reward -1, no value below it), and at the root a winning move is played and
+            is the policy target (uniform over the winning moves).
     """
 
     envs: int
@@ -92,6 +96,7 @@ class Search(NamedTuple):
     epochs: int
     bootstrap: bool
     replay: int
+    decisive: bool = False
 
 
 def value_targets(reward: Any, done: Any, last: Any = None) -> tuple[Any, Any]:
@@ -117,13 +122,18 @@ def value_targets(reward: Any, done: Any, last: Any = None) -> tuple[Any, Any]:
     return jax.lax.scan(back, start, (reward, done), reverse=True)[1]
 
 
-def make_recurrent(env: TrisEnv, network: Callable[[Any, Any], tuple[Any, Any]]
-                   ) -> Callable[..., Any]:
+def make_recurrent(env: TrisEnv, network: Callable[[Any, Any], tuple[Any, Any]],
+                   decisive: bool = False) -> Callable[..., Any]:
     """mctx's ``recurrent_fn`` over the JAX game's own ``step`` (the real rules as the
     model), with ``network(params, observations) -> (logits, values)``'s priors (masked to
     the legal actions) and its value (for the player to move) at the leaves; each move's
-    reward is the mover's, and the value changes sign every ply."""
+    reward is the mover's, and the value changes sign every ply.
+
+    With ``decisive``, a move after which the opponent can win at once (the game's
+    ``winning_moves``) is scored as lost: reward -1 for its mover and discount 0, as if the
+    game ended there (it is lost: the win is there to take)."""
     step = jax.vmap(env.step)
+    winning = jax.vmap(env.winning_moves) if decisive else None
 
     def recurrent(params: Any, key: Any, action: Any, state: Any) -> tuple[Any, Any]:
         player = state.current_player
@@ -131,6 +141,10 @@ def make_recurrent(env: TrisEnv, network: Callable[[Any, Any], tuple[Any, Any]]
         logits, value = network(params, state.observation)
         over = state.terminated | state.truncated
         reward = state.rewards[jnp.arange(action.shape[0]), player]
+        if winning is not None:
+            lost = winning(state).any(-1)
+            reward = jnp.where(lost, -1.0, reward)
+            over = over | lost
         return mctx.RecurrentFnOutput(
             reward=reward, discount=jnp.where(over, 0.0, -1.0),
             prior_logits=jnp.where(state.legal_action_mask, logits, -1e9),
@@ -167,7 +181,9 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
     over as many plies drawn from the memory."""
     init, step = jax.vmap(env.init), jax.vmap(env.step)
     index = jnp.asarray(index)
-    recurrent = make_recurrent(env, lambda params, x: forward(params, x, index, blocks))
+    recurrent = make_recurrent(env, lambda params, x: forward(params, x, index, blocks),
+                               search.decisive)
+    winning = jax.vmap(env.winning_moves) if search.decisive else None
 
     def noisy(logits: Any, mask: Any, key: Any) -> Any:
         """AlphaZero's exploration at the root: the prior mixed with Dirichlet noise over
@@ -189,13 +205,19 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
             params, root_key, root, recurrent, search.simulations, invalid_actions=~mask,
             max_num_considered_actions=search.considered,
             qtransform=mctx.qtransform_completed_by_mix_value)
+        action, weights = policy.action, policy.action_weights
+        if winning is not None:           # a win in one is played, and is the target
+            wins = winning(states)
+            can = wins.any(-1, keepdims=True)
+            weights = jnp.where(can, wins / jnp.maximum(wins.sum(-1, keepdims=True), 1),
+                                weights)
+            action = jnp.where(can[:, 0], jnp.argmax(wins, -1), action)
         player = states.current_player
-        after = step(states, policy.action, jax.random.split(chance, search.envs))
+        after = step(states, action, jax.random.split(chance, search.envs))
         done = after.terminated | after.truncated
         reward = after.rewards[jnp.arange(search.envs), player]
         after = restart(done, init(jax.random.split(again, search.envs)), after)
-        return (params, after, key), Sample(states.observation, mask, policy.action_weights,
-                                            reward, done)
+        return (params, after, key), Sample(states.observation, mask, weights, reward, done)
 
     def loss(params: Params, sample: Sample, target: Any, ended: Any) -> tuple[Any, Any]:
         logits, value = forward(params, sample.observation, index, blocks)

@@ -66,6 +66,7 @@ class Config:
     epochs: int = setting(1, integer(1))                # passes over an iteration's plies
     bootstrap: bool = setting(True, flag)               # value targets of unfinished games
     replay: int = setting(1, integer(1))                # iterations of plies kept to learn
+    decisive: bool = setting(False, flag)               # the search sees wins in one
     learning_rate: float = setting(1e-3, number(0, strict=True))
     final_learning_rate: float = setting(1e-4, number(0, strict=True))  # cosine decay
     weight_decay: float = setting(0.0, number(0, 1))
@@ -104,6 +105,12 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
                              f"and {config.blocks}")
     for spec in config.opponents:
         make_agent(spec)
+    if config.decisive:
+        from tris_envs.jax import make
+
+        if not hasattr(make(config.game, **config.options), "winning_moves"):
+            raise ValueError(f"decisive = true needs the JAX game's winning_moves, which "
+                             f"{config.game!r} does not have")
     if config.envs * config.steps % config.batch:
         raise ValueError(f"batch={config.batch} must divide envs * steps = "
                          f"{config.envs * config.steps}")
@@ -134,7 +141,8 @@ class Run:
         if config.envs % devices:
             raise ValueError(f"envs={config.envs} must be a multiple of the {devices} "
                              "devices the games are sharded over")
-        self.net_config = NetConfig(config.game, config.options, config.width, config.blocks)
+        self.net_config = NetConfig(config.game, config.options, config.width, config.blocks,
+                                    config.decisive)
         rng = np.random.default_rng(config.seed)
         params = params_of(load(config.init, self.game) if config.init else
                            Network(self.game, self.net_config, rng=rng))
@@ -149,7 +157,7 @@ class Run:
         games, replicated = game_sharding()
         search = Search(config.envs, config.steps, config.simulations, config.considered,
                         config.noise, config.alpha, config.batch, config.epochs,
-                        config.bootstrap, config.replay)
+                        config.bootstrap, config.replay, config.decisive)
         self.state = (jax.device_put(params, replicated),
                       jax.device_put(optimiser.init(params), replicated),
                       jax.device_put(states, games), jax.device_put(key, replicated),

@@ -331,6 +331,32 @@ class Tris2(TrisEnv):
                              terminated=won | ~mask.any(),
                              rewards=seat_rewards(jnp.where(won, player, -1)))
 
+    def winning_moves(self, state: State) -> Any:
+        """``bool[NUM_ACTIONS]``: the legal actions after which the player to move wins at
+        once (none in a finished game or during the placement phase: a placement never
+        makes a line).
+
+        Every die and direction at once: the rolled die's new cell and top symbol, the
+        other dice of that symbol as bits of the 5x5 window around the new cell, and a
+        line when both other cells of one of :data:`_LINES` are set (as :meth:`_roll`)."""
+        rows, cols, codes = (x.astype(jnp.int32) for x in (state._rows, state._cols,
+                                                         state._codes))
+        d = jnp.arange(4)
+        row, col = rows[:, None] + _DR, cols[:, None] + _DC                   # [die, d]
+        top = ((_ROLLED[None, :] >> 3 * codes[:, None] & 7) - 1) >> 1
+        tops = (codes - 1) >> 1                                                # -1: no die
+        dr = rows[None, None, :] - row[..., None]                         # [die, d, other]
+        dc = cols[None, None, :] - col[..., None]
+        same = (tops[None, None, :] == top[..., None]) & ~_SELF[:, None, :] \
+            & (codes[:, None] > 0)[..., None]
+        near = jnp.bitwise_or.reduce(jnp.where(
+            same & (abs(dr) <= 2) & (abs(dc) <= 2), 1 << (dr + 2) * 5 + dc + 2, 0), axis=-1)
+        won = ((near[..., None] & _LINES) == _LINES).any(-1)                  # [die, d]
+        actions = (rows * FRAME + cols)[:, None] * 4 + d
+        wins = jnp.zeros(NUM_ACTIONS, jnp.bool_).at[actions.reshape(-1)].set(
+            won.reshape(-1), mode="drop")
+        return wins & state.legal_action_mask & ~(state.terminated | state.truncated)
+
     # ----- views and bridges -----------------------------------------------------------
     def _observe(self, state: State, player_id: Any) -> Any:
         return _CELL_PLANES[state._board].reshape(FRAME, FRAME, -1)

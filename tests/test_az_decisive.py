@@ -1,0 +1,115 @@
+"""Wins in one for the AlphaZero learner and the ``az`` agents (``decisive``): Tris 2's JAX
+``winning_moves`` agrees with the rules core, a tiny decisive run saves a network that
+``az:<path>`` plays with the check, a win in one is played, and networks without the flag
+play as before."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+pytest.importorskip("mctx")
+
+from tris_envs.agents import make_agent  # noqa: E402
+from tris_envs.agents.az import AZAgent  # noqa: E402
+from tris_envs.agents.az_network import NetConfig, Network, load, save  # noqa: E402
+from tris_envs.alphazero.train import load_config, train  # noqa: E402
+from tris_envs.core.game import wins_at_once  # noqa: E402
+from tris_envs.games import make_game  # noqa: E402
+from tris_envs.jax import make  # noqa: E402
+
+BEFORE_WIN = "XO/......|...O/XX/O|XO//XO/XO|OX/.../OX|/OX...... 1 0,0,N"
+"""Tris 2: player 1 to move wins by rolling a die into a line (tests/test_jax_tris2.py)."""
+
+
+@pytest.mark.parametrize("options", [{}, {"max_side": 4}, {"setup": "placement"}])
+def test_jax_winning_moves_agree_with_the_rules_core(options):
+    env, game = make("tris2", **options), make_game("tris2", **options)
+    winning = jax.jit(env.winning_moves)
+    rng = np.random.default_rng(1)
+    positions = wins = 0
+    for _ in range(10):
+        state = game.initial_state(rng)
+        while True:
+            got = np.flatnonzero(np.asarray(winning(env.from_core(state)))).tolist()
+            if game.current_player(state) < 0:
+                assert got == []
+                break
+            legal = game.legal_actions(state)
+            assert got == [a for a in legal if wins_at_once(game, state, a)]
+            positions, wins = positions + 1, wins + bool(got)
+            state = game.apply(state, int(rng.choice(legal)))
+    assert positions > 40 and wins > 10
+
+
+def tiny_decisive(**changes):
+    return load_config(None, {
+        "game": "tris2", "options": {"max_moves": 24}, "envs": 4, "steps": 2,
+        "simulations": 4, "considered": 4, "batch": 8, "width": 4, "blocks": 1,
+        "iterations": 2, "checkpoint_every": 2, "eval_games": 2, "opponents": ["random"],
+        "decisive": True} | changes)
+
+
+def test_a_decisive_run_saves_a_network_that_az_plays_with_the_check(tmp_path):
+    from tris_envs.evaluation import play_match
+
+    final = train(tiny_decisive(), tmp_path, quiet=True)
+    game = make_game("tris2", max_moves=24)
+    assert load(final, game).config.decisive
+    for spec in (f"az:{final}:0", f"az:{final}:4"):
+        assert play_match(game, make_agent(spec), "greedy", n_games=2, seed=0).n_games == 2
+    state = game.from_notation(BEFORE_WIN)
+    agent = make_agent(f"az:{final}:0")
+    assert wins_at_once(game, state, agent.act(game, state))
+
+
+def test_decisive_needs_the_games_winning_moves():
+    with pytest.raises(ValueError, match="winning_moves"):
+        load_config(None, {"game": "tant_fant", "decisive": True})
+
+
+def test_the_decisive_flag_is_read_from_the_header_and_can_be_overridden(tmp_path):
+    game = make_game("tris2")
+    state = game.from_notation(BEFORE_WIN)
+    plain = Network(game, NetConfig("tris2", {}, 4, 1), rng=np.random.default_rng(0))
+    path = save(plain, tmp_path / "plain.npz")
+    with np.load(path) as data:
+        assert "decisive" not in str(data["__config__"])      # old headers unchanged
+    assert not load(path, game).config.decisive
+    checked = AZAgent(path, 0, decisive=True, rng=np.random.default_rng(0))
+    assert wins_at_once(game, state, checked.act(game, state))
+    flagged = Network(game, NetConfig("tris2", {}, 4, 1, True), plain.weights)
+    assert load(save(flagged, tmp_path / "flagged.npz"), game).config.decisive
+    searched = AZAgent(tmp_path / "flagged.npz", 8, rng=np.random.default_rng(0))
+    assert wins_at_once(game, state, searched.act(game, state))
+
+
+def test_the_decisive_search_never_hands_over_a_win_it_can_avoid():
+    """One self-play iteration of the learner with ``decisive``: every move that hands the
+    opponent a win in one was the mover's only kind of move (the search saw the reply)."""
+    import mctx
+
+    from tris_envs.alphazero.jax_net import forward, params_of, policy_index
+    from tris_envs.alphazero.learner import Search, make_recurrent
+
+    env = make("tris2")
+    game = make_game("tris2")
+    index = policy_index(game)
+    params = params_of(Network(game, NetConfig("tris2", {}, 4, 1), rng=np.random.default_rng(0)))
+    recurrent = make_recurrent(env, lambda p, x: forward(p, x, index, 1), decisive=True)
+    states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(3), 8))
+    logits, value = forward(params, states.observation, index, 1)
+    out = mctx.gumbel_muzero_policy(
+        params, jax.random.PRNGKey(0), mctx.RootFnOutput(prior_logits=logits, value=value,
+                                                         embedding=states),
+        recurrent, 64, invalid_actions=~states.legal_action_mask,
+        max_num_considered_actions=64)
+    assert Search(1, 1, 1, 1, 0.0, 1.0, 1, 1, True, 1).decisive is False
+    for i, action in enumerate(np.asarray(out.action)):
+        state = env.to_core(jax.tree_util.tree_map(lambda x, i=i: x[i], states))
+        safe = [a for a in game.legal_actions(state)
+                if not any(wins_at_once(game, game.apply(state, a), b)
+                           for b in game.legal_actions(game.apply(state, a)))]
+        if safe:
+            assert int(action) in safe
