@@ -88,18 +88,18 @@ def _make_dry_run(folder: Path, target: str, made: tuple[str, ...] = ()) -> list
 
 
 @pytest.mark.skipif(MAKE is None, reason="needs make")
-def test_make_demo_installs_the_train_extra_and_make_test_everything(tmp_path):
+def test_make_demo_installs_the_jax_extra_and_make_test_everything(tmp_path):
     fresh_test = _make_dry_run(tmp_path / "test", "test")
     assert fresh_test[:2] == ["venv", "torch"] and len(fresh_test) == 3
     everything = fresh_test[2]
     assert {"train", "dev", "render", "jax"} <= set(everything.split()[1].split(","))
-    # a fresh clone's make demo: the venv, PyTorch and the train extra only
-    assert _make_dry_run(tmp_path / "demo", "demo") == ["venv", "torch", "extras train"]
-    # make demo, then make test: everything, into the same venv
-    assert _make_dry_run(tmp_path / "demo_test", "test", (".torch", ".installed-demo")) == [
-        everything]
-    # make test, then make demo: the train extra (already there: pip only checks it)
-    assert _make_dry_run(tmp_path / "test_demo", "demo", (".torch", ".installed")) == [
-        "extras train"]
+    # a fresh clone's make demo: the venv and the jax extra, no PyTorch
+    assert _make_dry_run(tmp_path / "demo", "demo") == ["venv", "extras jax"]
+    # make demo, then make test: PyTorch and everything, into the same venv
+    assert _make_dry_run(tmp_path / "demo_test", "test", (".created", ".installed-demo")) == [
+        "torch", everything]
+    # make test, then make demo: the jax extra (already there: pip only checks it)
+    assert _make_dry_run(tmp_path / "test_demo", "demo",
+                         (".created", ".torch", ".installed")) == ["extras jax"]
     # both done: nothing to install
-    assert _make_dry_run(tmp_path / "done", "test", (".torch", ".installed")) == []
+    assert _make_dry_run(tmp_path / "done", "test", (".created", ".torch", ".installed")) == []
