@@ -6,7 +6,10 @@
 # Gymnasium ids, tris-envs eval with the shipped az and ppo agents, tiny tris-envs train ppo
 # (the shipped config) and tris-envs train az runs, tris-envs evaluate of the PPO
 # checkpoint and eval of the az network, the train commands' --help, and tris-envs bench
-# naming the extra it lacks.
+# naming the extra it lacks. Last, the sdist as a tester gets it: installed with its dev and
+# render extras into another fresh environment and its own tests run from the unpacked
+# folder (the conformance suite, the first-use checks of missing extras, the frictions of
+# issue #32; pytest -n 2, on the installed package).
 #
 # Usage: tools/wheel_smoke.sh            (from anywhere; needs only python3 and an index)
 #   PYTHON=python3.12 tools/wheel_smoke.sh   the interpreter of both virtual environments
@@ -28,6 +31,7 @@ step "build and twine check"
     || { cat "$WORK/build.log"; exit 1; }
 "$WORK/tools/bin/twine" check --strict "$WORK"/dist/*
 WHEEL="$(ls "$WORK"/dist/tris_envs-*.whl)"
+SDIST="$(ls "$WORK"/dist/tris_envs-*.tar.gz)"
 
 step "install $(basename "$WHEEL")[train,jax] into a fresh environment"
 "$PYTHON" -m venv "$WORK/env"
@@ -88,4 +92,13 @@ if "$BIN/tris-envs" bench --steps 10 --rounds 1 >"$WORK/bench.out" 2>&1; then
     echo "tris-envs bench ran without pygame"; exit 1
 fi
 grep -q "pip install 'tris_envs\[render\]'" "$WORK/bench.out" || { cat "$WORK/bench.out"; exit 1; }
+step "install $(basename "$SDIST")[dev,render] into a fresh environment and run its tests"
+"$PYTHON" -m venv "$WORK/sdist-env"
+"$WORK/sdist-env/bin/pip" install -q --upgrade pip
+"$WORK/sdist-env/bin/pip" install -q "$SDIST[dev,render]"
+mkdir "$WORK/sdist" && tar -xzf "$SDIST" -C "$WORK/sdist"
+# pytest (not python -m pytest) keeps the unpacked folder off sys.path: the tests import
+# the installed package
+(cd "$WORK"/sdist/tris_envs-*/ && "$WORK/sdist-env/bin/pytest" -x -q -n 2 -p no:cacheprovider \
+    tests/conformance tests/test_first_use.py tests/test_packaging_frictions.py)
 step "passed"
