@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+from importlib.util import find_spec
 
 import numpy as np
 import pexpect
@@ -18,6 +19,8 @@ from tris_envs.play import play_session
 from tris_envs.replay import read_records
 
 PROMPT = "your move> "
+TRAIN = all(find_spec(name) for name in ("torch", "stable_baselines3", "sb3_contrib"))
+"""Whether the train extra is installed (the sdist's tests run without it too)."""
 
 
 def spawn(*args: str) -> pexpect.spawn:
@@ -77,7 +80,8 @@ def test_play_quits_cleanly_and_rejects_bad_arguments():
     for args, message in ((["play", "tris1", "--opponent", "alphazero"], "unknown agent"),
                           (["play", "tant_fant", "--option", "stalemate=lose"],
                            "stalemate='lose' is not allowed"),
-                          (["eval", "tris1", "ppo:missing.zip", "random"], "missing.zip")):
+                          (["eval", "tris1", "ppo:missing.zip", "random"],
+                           "missing.zip" if TRAIN else "the train extra")):
         child = spawn(*args)
         child.expect(message)
         child.expect(pexpect.EOF)
@@ -204,6 +208,7 @@ def test_end_of_input_leaves_the_game():
 def test_eval_and_tournament(capsys, tmp_path):
     main(["eval", "tant_fant", "greedy", "random", "--games", "10", "--seed", "1"])
     assert re.search(r"greedy vs random: \+\d+ =\d+ -\d+ in 10 games", capsys.readouterr().out)
+    pytest.importorskip("matplotlib")              # the heat map (train extra)
     heatmap = tmp_path / "table.png"
     main(["tournament", "tris1", "random", "solver", "--games", "6", "--heatmap",
           str(heatmap)])
@@ -260,6 +265,8 @@ def _bad_checkpoints(tmp_path):
 def test_bad_checkpoints_give_one_clear_message(tmp_path, processes):
     import subprocess
 
+    pytest.importorskip("sb3_contrib")             # reading a checkpoint needs the train extra
+
     for path in _bad_checkpoints(tmp_path):
         result = subprocess.run(
             [sys.executable, "-m", "tris_envs.cli", "eval", "tris1", f"ppo:{path}", "random",
@@ -270,6 +277,7 @@ def test_bad_checkpoints_give_one_clear_message(tmp_path, processes):
 
 
 def test_a_corrupt_shipped_checkpoint_is_reported_by_name(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("sb3_contrib")
     from tris_envs.agents import ppo
 
     corrupt = tmp_path / "tris1.pt"
@@ -435,6 +443,7 @@ def test_a_long_bad_option_is_quoted_briefly():
 
 
 def test_play_reports_an_unreadable_checkpoint_before_the_game(tmp_path, capsys):
+    pytest.importorskip("sb3_contrib")
     path = _bad_checkpoints(tmp_path)[1]
     with pytest.raises(SystemExit) as exit_:
         main(["play", "tris1", "--opponent", f"ppo:{path}"])
