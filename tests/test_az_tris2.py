@@ -1,0 +1,55 @@
+"""The shipped Tris 2 network (tris_envs/checkpoints/az_tris2.npz, trained with
+training/configs/az_tris2.toml): it sees wins in one, and the targets of its issue as slow
+tests (figures in docs/results.md; the one missed is a strict expected failure)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tris_envs.agents import make_agent
+from tris_envs.core.game import wins_at_once
+from tris_envs.evaluation import play_match
+from tris_envs.evaluation.metrics import move_quality
+from tris_envs.games import make_game
+
+BEFORE_WIN = "XO/......|...O/XX/O|XO//XO/XO|OX/.../OX|/OX...... 1 0,0,N"
+
+
+def test_the_shipped_network_plays_tris2_and_sees_wins_in_one():
+    from tris_envs.agents.az_network import load
+    from tris_envs.alphazero import shipped_network
+
+    game = make_game("tris2")
+    path = shipped_network(game)
+    assert path.name == "az_tris2.npz" and path.stat().st_size <= 2 * 2**20
+    assert load(path, game).config.decisive
+    state = game.from_notation(BEFORE_WIN)
+    for spec in ("az:0", "az:8"):
+        assert wins_at_once(game, state, make_agent(spec).act(game, state))
+
+
+def quality(opponent: str, spec: str, games: int):
+    game = make_game("tris2")
+    result = play_match(game, make_agent(spec), opponent, n_games=games, seed=0,
+                        keep_records=True)
+    return result, move_quality(game, result.records, make_agent(spec).name)
+
+
+@pytest.mark.slow
+def test_az_never_loses_to_greedy_and_never_blunders():
+    result, moves = quality("greedy", "az", 200)
+    assert result.losses == 0 and moves.blunder_rate <= 0.002
+
+
+@pytest.mark.slow
+def test_az_scores_90_percent_against_mcts_100():
+    result, _ = quality("mcts:100", "az", 200)
+    assert result.score >= 0.9
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="az:0 blunders on 11.75% of its moves against greedy "
+                   "over 200 games (docs/results.md); the goal is 1%")
+def test_the_network_alone_blunders_on_at_most_one_percent_of_its_moves():
+    _, moves = quality("greedy", "az:0", 200)
+    assert moves.blunder_rate <= 0.01
