@@ -35,11 +35,12 @@ $(DEMO_STAMP): pyproject.toml $(CREATED)
 
 DEMO_RUN := runs/demo
 
-# Trains the AlphaZero learner on Tant Fant (training/configs/demo.toml, seed SEED: make demo
-# SEED=1), then scores it against the baselines and the exact solver.
+# Trains the AlphaZero learner on Tant Fant (the shipped config
+# tris_envs/alphazero/configs/demo.toml, seed SEED: make demo SEED=1), then scores it against
+# the baselines and the exact solver.
 demo: $(DEMO_STAMP)
 	rm -rf $(DEMO_RUN)
-	$(BIN)/tris-envs train az --config training/configs/demo.toml --seed $(SEED) --out $(DEMO_RUN)
+	$(BIN)/tris-envs train az --config demo --seed $(SEED) --out $(DEMO_RUN)
 	$(BIN)/tris-envs evaluate $(DEMO_RUN)/final.npz --game tant_fant --games 200 \
 		--opponents solver,greedy,random --seed $(SEED) --processes 2
 	@echo "learning curve: $(DEMO_RUN)/learning_curve.png"

@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("mctx")
 
 from tris_envs.agents.az_network import load
-from tris_envs.alphazero.train import Config, load_config, main, train
+from tris_envs.alphazero.train import CONFIG_DIR, Config, config_file, load_config, main, train
 from tris_envs.games import GAMES
 
 TINY = {"envs": 4, "steps": 2, "simulations": 2, "considered": 2, "batch": 8, "width": 4,
@@ -117,7 +117,7 @@ def test_games_that_do_not_split_over_the_devices_are_refused(tmp_path):
         result.stderr)
 
 
-@pytest.mark.parametrize("path", sorted(Path("training/configs").glob("az_*.toml")),
+@pytest.mark.parametrize("path", sorted(CONFIG_DIR.glob("az_*.toml")),
                          ids=lambda p: p.stem)
 def test_every_config_parses_and_names_its_variant(path):
     from tris_envs.agents.az import variant_name
@@ -127,12 +127,25 @@ def test_every_config_parses_and_names_its_variant(path):
     assert path.stem == variant_name(game)
 
 
+def test_config_takes_a_shipped_name_or_a_path(tmp_path):
+    assert config_file("az_tris2") == CONFIG_DIR / "az_tris2.toml"
+    assert config_file("demo") == CONFIG_DIR / "demo.toml"
+    mine = tmp_path / "mine"            # a file of one's own, even without the suffix
+    mine.write_text('game = "tris1"\n')
+    assert config_file(str(mine)) == mine
+    assert config_file("other/dir/run.toml") == Path("other/dir/run.toml")
+    assert config_file(None) is None
+    with pytest.raises(ValueError, match=r"\(have: az_doppia_scelta, az_tant_fant, .*demo\)"):
+        config_file("tant_fant")
+
+
 @pytest.mark.parametrize("arguments, message", [
     (["--game", "chess"], "game='chess': must be one of 'tris2', 'tris1'"),
     (["--iterations", "0"], "iterations=0: must be an integer >= 1"),
     (["--opponents", "random,chess"], "unknown agent spec 'chess'"),
     (["--option", "colour=red"], "unknown option"),
     (["--config", "missing.toml"], "missing.toml"),
+    (["--config", "az_chess"], "no shipped config 'az_chess' in "),
     (["--envs", "6", "--steps", "3"], "batch=1024 must divide envs * steps = 18"),
     (["--resume", "nowhere"], "nowhere holds no run (config.json missing)"),
 ])

@@ -1,5 +1,5 @@
 """The shipped Tris 2 network (tris_envs/checkpoints/az_tris2.npz, trained with
-training/configs/az_tris2.toml): it sees wins in one, and the targets of its issue as slow
+the shipped config az_tris2): it sees wins in one, and the targets of its issue as slow
 tests (figures in docs/results.md; the one missed is a strict expected failure)."""
 
 from __future__ import annotations

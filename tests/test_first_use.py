@@ -74,9 +74,9 @@ def test_evaluate_scores_an_az_network_without_the_train_extra(monkeypatch, caps
 
 
 def test_the_demo_config_is_a_valid_tant_fant_run():
-    from tris_envs.alphazero.train import load_config
+    from tris_envs.alphazero.train import config_file, load_config
 
     makefile = Path("Makefile").read_text()
-    assert "tris-envs train az --config training/configs/demo.toml" in makefile
-    config = load_config(Path("training/configs/demo.toml"), {})
+    assert "tris-envs train az --config demo" in makefile
+    config = load_config(config_file("demo"), {})
     assert (config.game, config.options, config.eval_games) == ("tant_fant", {}, 0)

@@ -79,8 +79,8 @@ step "tris-envs train ppo (a few hundred steps, the shipped config) and tris-env
     --out "$WORK/run" --set ppo.n_steps=64 --set ppo.batch_size=64 --set eval.games=2 \
     --set 'eval.opponents=["random"]'
 "$BIN/tris-envs" evaluate "$WORK/run/final.pt" --game tris1 --games 2 --opponents random,solver
-step "tris-envs train az (two iterations of a tiny network)"
-"$BIN/tris-envs" train az --game tris1 --envs 4 --steps 2 --simulations 2 --batch 8 \
+step "tris-envs train az (two iterations of a tiny network, the shipped az_tris1 config)"
+"$BIN/tris-envs" train az --config az_tris1 --envs 4 --steps 2 --simulations 2 --batch 8 \
     --width 4 --blocks 1 --iterations 2 --checkpoint-every 2 --eval-games 2 \
     --opponents random --out "$WORK/az" --quiet
 "$BIN/tris-envs" eval tris1 "az:$WORK/az/final.npz:10" random --games 2

@@ -1,6 +1,6 @@
 """The AlphaZero learner in JAX (:mod:`tris_envs.alphazero.train`): see its ``--help``.
 
-    python training/alphazero.py --config training/configs/az_tant_fant.toml --out runs/tf
+    python training/alphazero.py --config az_tant_fant --out runs/tf
 """
 
 import sys

@@ -113,6 +113,20 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ValueError(f"{path}: {error}") from None
 
 
+def shipped_config(name: str, directory: Path) -> Path:
+    """The config ``<directory>/<name>.toml`` that the package ships.
+
+    Raises:
+        ValueError: no such file; the message lists the configs in ``directory``.
+    """
+    path = directory / f"{name}.toml"
+    if not path.is_file():
+        known = ", ".join(sorted(p.stem for p in directory.glob("*.toml"))) or "none"
+        raise ValueError(f"no shipped config {name!r} in {directory} (have: {known}); "
+                         "pass --config with a TOML file")
+    return path
+
+
 def toml_module() -> Any:
     """The TOML reader: ``tomllib``, or ``tomli`` on Python 3.10.
 

@@ -1,8 +1,9 @@
 """The AlphaZero learner's command: configs, checkpoints, resume, logs and evaluation.
 
-    python training/alphazero.py --config training/configs/az_tant_fant.toml --out runs/tf
-    python training/alphazero.py --game tris1 --iterations 20 --out runs/tris1 --minutes 5
-    python training/alphazero.py --resume runs/tf          # continues where it stopped
+    tris-envs train az --config az_tant_fant --out runs/tf      # a config the package ships
+    tris-envs train az --config my_run.toml --out runs/mine   # or a TOML file of your own
+    tris-envs train az --game tris1 --iterations 20 --out runs/tris1 --minutes 5
+    tris-envs train az --resume runs/tf                       # continues where it stopped
 
 Each iteration is :func:`tris_envs.alphazero.learner.make_iteration` (self-play through
 mctx searches over the game's JAX ``step``, then the updates). Every ``checkpoint_every``
@@ -15,8 +16,12 @@ of its moves that keep the solver's value is logged too). Also written: ``config
 ``progress.csv`` (one row per iteration), TensorBoard logs where PyTorch's writer is
 installed, ``learning_curve.png`` and, at the end, ``final.npz``.
 
-Configs (``training/configs/az_<game>[__<option>=<value>].toml``) hold the keys of
-:class:`Config`; flags override them. Needs ``pip install "tris_envs[jax,train]"``.
+Configs hold the keys of :class:`Config`; flags override them. The package ships the
+config of each of its networks in :data:`CONFIG_DIR`, named as the network it trains
+(``az_<game>[__<option>=<value>...]``), and ``demo`` (``make demo``); ``--config`` takes
+such a name or a path. ``training/alphazero.py`` in a checkout is the same command.
+Needs ``pip install "tris_envs[jax]"`` and matplotlib (the curve); TensorBoard logs
+where PyTorch is installed (``tris_envs[train]``).
 """
 
 from __future__ import annotations
@@ -43,9 +48,13 @@ from tris_envs.settings import (
     read_toml,
     setting,
     settings_from,
+    shipped_config,
     specs,
     table,
 )
+
+CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+"""The shipped configs: where ``--config <name>`` finds ``<name>.toml``."""
 
 
 @dataclasses.dataclass
@@ -368,10 +377,31 @@ INTEGER_FLAGS = ("iterations", "envs", "steps", "simulations", "checkpoint_every
                  "eval_games", "eval_simulations", "width", "blocks", "batch", "epochs", "seed")
 
 
+def shipped_configs() -> list[str]:
+    """The names of the configs in :data:`CONFIG_DIR`."""
+    return sorted(path.stem for path in CONFIG_DIR.glob("*.toml"))
+
+
+def config_file(config: str | None) -> Path | None:
+    """``--config``'s file: a path as given (one ending in ``.toml`` or naming a file),
+    else the shipped config of that name.
+
+    Raises:
+        ValueError: neither a file nor a shipped config's name.
+    """
+    if config is None:
+        return None
+    path = Path(config)
+    if path.suffix == ".toml" or path.is_file():
+        return path
+    return shipped_config(config, CONFIG_DIR)
+
+
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     """Command line; errors in settings or files end with a message and exit status 2."""
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
-    parser.add_argument("--config", type=Path, help="a TOML file with Config's keys")
+    parser.add_argument("--config", help="a TOML file with Config's keys, or the name of a "
+                        f"config the package ships ({', '.join(shipped_configs())})")
     parser.add_argument("--game")
     parser.add_argument("--option", action="append", help="game option name=value")
     parser.add_argument("--out", type=Path, help="the run directory")
@@ -405,7 +435,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
                                                        "opponents")}
             if args.option:
                 overrides["options"] = parse_options(args.option)
-            config = load_config(args.config, overrides)
+            config = load_config(config_file(args.config), overrides)
             out, resume = args.out, False
         final = train(config, out, resume=resume, quiet=args.quiet)
     except (ValueError, TypeError, OSError, ImportError) as error:

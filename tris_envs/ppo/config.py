@@ -34,6 +34,7 @@ from tris_envs.settings import (
     read_toml,
     setting,
     settings_from,
+    shipped_config,
     sizes,
     specs,
     table,
@@ -172,14 +173,7 @@ def default_config(game: str, directory: str | Path) -> Path:
     Raises:
         ValueError: no such file; the message lists the configs in ``directory``.
     """
-    directory = Path(directory)
-    name = game.removesuffix("_v0")
-    path = directory / f"{name}.toml"
-    if not path.is_file():
-        known = ", ".join(sorted(p.stem for p in directory.glob("*.toml"))) or "none"
-        raise ValueError(f"no training config for {game!r} in {directory} (have: {known}); "
-                         "pass --config")
-    return path
+    return shipped_config(game.removesuffix("_v0"), Path(directory))
 
 
 def check_config(config: Config) -> Config:
