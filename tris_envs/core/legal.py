@@ -66,5 +66,5 @@ class LegalSets:
             packed = np.frombuffer(bits.to_bytes(self._bytes, "little"), np.uint8)
             mask = _BYTE_BITS.take(packed, axis=0).reshape(-1)[:self.num_actions]
             mask.flags.writeable = False
-            entry = self._by_bits[bits] = (tuple(np.flatnonzero(mask).tolist()), mask)
+            entry = self._by_bits[bits] = (tuple(mask.nonzero()[0].tolist()), mask)
         return entry
