@@ -122,6 +122,28 @@ def test_az_specs_refuse_bad_input(spec, error):
         make_agent(spec)
 
 
+def test_a_networks_own_search_budget_plays_unless_one_is_asked_for(tmp_path):
+    """``NetConfig.simulations`` in the header: ``az:<path>`` (and ``az`` for a shipped
+    network) searches with it; an explicit budget wins; a header without it means 100."""
+    from tris_envs.agents import make_agent
+    from tris_envs.agents.az import DEFAULT_SIMULATIONS
+
+    game, _ = start(GAMES["tris1"])
+    plain = Network(game, NetConfig("tris1", {}, 4, 1), rng=np.random.default_rng(0))
+    path = save(plain, tmp_path / "plain.npz")
+    with np.load(path) as data:
+        assert "simulations" not in str(data["__config__"])   # old headers unchanged
+    deep = Network(game, NetConfig("tris1", {}, 4, 1, simulations=7), plain.weights)
+    deep_path = save(deep, tmp_path / "deep.npz")
+    assert load(deep_path, game).config.simulations == 7
+    asked = {f"az:{path}": DEFAULT_SIMULATIONS, f"az:{deep_path}": 7,
+             f"az:{deep_path}:3": 3, f"az:{deep_path}:0": 0}
+    for spec, budget in asked.items():
+        agent = make_agent(spec)
+        assert agent.budget(agent.network_for(game)) == budget
+    assert make_agent(f"az:{deep_path}").name == f"az:{deep_path}"
+
+
 def test_az_without_a_shipped_network_says_so():
     from tris_envs.agents import make_agent
 

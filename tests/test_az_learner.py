@@ -59,14 +59,15 @@ def test_two_iterations_of_every_game_save_a_network_the_az_agents_play(name, tm
     from tris_envs.evaluation import play_match
 
     options = {"max_moves": 24} if name != "tris2" else {"max_moves": 24, "max_side": 4}
-    final = train(tiny(name, iterations=2, options=options), tmp_path, quiet=True)
+    final = train(tiny(name, iterations=2, options=options, play_simulations=3), tmp_path,
+                  quiet=True)
     assert {"final.npz", "net_2.npz", "resume.npz", "progress.csv", "config.json",
             "learning_curve.png"} <= {p.name for p in tmp_path.iterdir()}
     rows = progress(tmp_path)
     assert [row["iteration"] for row in rows] == ["1", "2"] and rows[1]["vs random"]
     game = GAMES[name].make(**options)
-    assert load(final, game).config.width == 4
-    for spec in (f"az:{final}:0", f"az:{final}:4"):
+    assert (load(final, game).config.width, load(final, game).config.simulations) == (4, 3)
+    for spec in (f"az:{final}:0", f"az:{final}"):
         assert play_match(game, make_agent(spec), "random", n_games=2, seed=0).n_games == 2
 
 

@@ -163,7 +163,7 @@ def test_agent_help_states_the_real_defaults():
 
     assert f"{make_agent('mcts').simulations} simulations per move" in AGENT_HELP
     assert f"alpha-beta search, {make_agent('alphabeta').plies} plies" in AGENT_HELP
-    assert f"with {DEFAULT_SIMULATIONS} search" in AGENT_HELP
+    assert f"({DEFAULT_SIMULATIONS} simulations unless" in AGENT_HELP
 
 
 def test_control_keys_are_refused_with_a_reason():

@@ -2,8 +2,9 @@
 
 Specs (:func:`~tris_envs.agents.make_agent`):
 
-* ``az``: the network shipped for the game (and its options, see below) with
-  :data:`DEFAULT_SIMULATIONS` simulations per move;
+* ``az``: the network shipped for the game (and its options, see below) with its search
+  budget: :data:`DEFAULT_SIMULATIONS` simulations per move unless the network's header
+  names another (:attr:`NetConfig.simulations`, for a game that needs a deeper search);
 * ``az:<simulations>``: the shipped network with that search budget; ``az:0`` plays the
   network's own policy (its most probable legal action) without search;
 * ``az:<path>`` / ``az:<path>:<simulations>``: a network file (``.npz``).
@@ -102,7 +103,9 @@ class AZAgent:
     Args:
         network: A :class:`Network`, a path of a network file, or ``None`` for the network
             shipped for the game being played.
-        simulations: Search budget per move; 0 plays the network's most probable move.
+        simulations: Search budget per move; 0 plays the network's most probable move;
+            ``None`` (default): the network's own budget (:attr:`NetConfig.simulations`),
+            else :data:`DEFAULT_SIMULATIONS`.
         rng: Generator of the search.
         exploration: The PUCT constant.
         batch_size: New leaves the search gathers (with virtual losses) and evaluates in
@@ -122,11 +125,12 @@ class AZAgent:
     """
 
     def __init__(self, network: Network | str | Path | None = None,
-                 simulations: int = DEFAULT_SIMULATIONS,
+                 simulations: int | None = None,
                  rng: np.random.Generator | None = None,
                  exploration: float = EXPLORATION, batch_size: int = BATCH_SIZE,
                  decisive: bool | None = None) -> None:
-        if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 0:
+        if simulations is not None and (isinstance(simulations, bool)
+                                        or not isinstance(simulations, int) or simulations < 0):
             raise ValueError(f"az simulations {simulations!r} must be an integer >= 0")
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"az batch_size {batch_size!r} must be a positive integer (new "
@@ -142,7 +146,8 @@ class AZAgent:
         self.decisive = decisive
         source = ("" if network is None else
                   f":{network}" if not isinstance(network, Network) else ":<network>")
-        budget = "" if simulations == DEFAULT_SIMULATIONS and not source else f":{simulations}"
+        budget = ("" if simulations is None or simulations == DEFAULT_SIMULATIONS and not source
+                  else f":{simulations}")
         self.name = f"az{source}{budget}"
 
     def network_file(self, game: Game) -> Path | None:
@@ -164,6 +169,12 @@ class AZAgent:
         key = (str(path.resolve()), repr(sorted(game.options().items())))
         return _NETWORKS.get(key, lambda: load(path, game))
 
+    def budget(self, network: Network) -> int:
+        """Simulations per move with ``network``: the one asked for, else the network's."""
+        if self.simulations is not None:
+            return self.simulations
+        return network.config.simulations or DEFAULT_SIMULATIONS
+
     def act(self, game: Game, state: Any) -> int:
         """The search's move, or with ``simulations == 0`` the network's likeliest move."""
         network = self.network_for(game)
@@ -175,10 +186,11 @@ class AZAgent:
             for action in legal:
                 if wins_at_once(game, state, action):
                     return int(action)
-        if self.simulations == 0:
+        simulations = self.budget(network)
+        if simulations == 0:
             probabilities, _ = network.evaluate([state])
             return int(np.argmax(probabilities[0]))
-        search = MCTSAgent(self.simulations, rng=self.rng, exploration=self.exploration,
+        search = MCTSAgent(simulations, rng=self.rng, exploration=self.exploration,
                            evaluator=NetworkEvaluator(network), batch_size=self.batch_size,
                            decisive=decisive)
         return search.act(game, state)

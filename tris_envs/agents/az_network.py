@@ -52,6 +52,10 @@ class NetConfig:
         decisive: Trained with a search that sees wins in one (``decisive = true`` in the
             learner's config); the ``az`` agents then play with the same check (see
             :class:`~tris_envs.agents.az.AZAgent`). Saved in the header only when true.
+        simulations: The search budget of the ``az`` agents that ask for none (``az``,
+            ``az:<path>``); 0: :data:`~tris_envs.agents.az.DEFAULT_SIMULATIONS`. For a game
+            whose network needs a deeper search to play well (``play_simulations`` in the
+            learner's config). Saved in the header only when set.
     """
 
     game: str
@@ -59,6 +63,7 @@ class NetConfig:
     width: int = 32
     blocks: int = 3
     decisive: bool = False
+    simulations: int = 0
 
     def shapes(self, game: Game) -> dict[str, tuple[int, ...]]:
         """Name -> shape of every parameter."""
@@ -174,6 +179,8 @@ def save(network: Network, path: str | Path) -> Path:
               "blocks": network.config.blocks}
     if network.config.decisive:
         header["decisive"] = True
+    if network.config.simulations:
+        header["simulations"] = network.config.simulations
     arrays: dict[str, Any] = {"__config__": np.array(json.dumps(header, default=repr)),
                               **network.weights}
     with path.open("wb") as file:
@@ -208,7 +215,7 @@ def load(path: str | Path, game: Game) -> Network:
         cells = int(np.prod(game.info.observation_shape[:2]))
         weights["value.w1"] = np.tile(weights["value.w1"], (cells, 1)) / cells
     config = NetConfig(header["game"], header["options"], header["width"], header["blocks"],
-                       bool(header.get("decisive", False)))
+                       bool(header.get("decisive", False)), int(header.get("simulations", 0)))
     return Network(game, config, weights)
 
 

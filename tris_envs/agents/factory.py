@@ -40,9 +40,10 @@ agent specs:
   solver                      perfect play (Tris 1, Tant Fant, Doppia scelta)
   ppo, ppo:PATH               the shipped MaskablePPO policy of the game, or a trained
                               .zip/.pt file (needs the train extra)
-  az, az:N                    the shipped AlphaZero-style network with 100 search
-                              simulations, or N (az:0: the network alone, no search)
-  az:PATH, az:PATH:N          a trained network file (.npz), with 100 or N simulations
+  az, az:N                    the shipped AlphaZero-style network with its search
+                              budget (100 simulations unless the network names
+                              another), or N (az:0: the network alone, no search)
+  az:PATH, az:PATH:N          a trained network file (.npz), with its budget or N
   openspiel-mcts:N            OpenSpiel's Python MCTSBot, N simulations (openspiel extra)
   openspiel-minimax:N         OpenSpiel's alpha-beta / expectiminimax, N plies"""
 """What ``tris-envs play``, ``eval`` and ``tournament`` print under ``--help``."""
@@ -109,14 +110,14 @@ def make_agent(spec: str, rng: np.random.Generator | None = None) -> Agent:
 
 def _az_agent(spec: str, rng: np.random.Generator | None) -> Agent:
     """``az``, ``az:<simulations>``, ``az:<path>``, ``az:<path>:<simulations>``."""
-    from tris_envs.agents.az import DEFAULT_SIMULATIONS, AZAgent
+    from tris_envs.agents.az import AZAgent
 
     rest = spec[len("az:"):] if spec != "az" else ""
     path, _, budget = rest.rpartition(":")
     if not path and _count(budget) is None and budget != "0":
         path, budget = budget, ""           # az:<path> without a budget
-    simulations = (0 if budget == "0" else _count(budget) if budget else DEFAULT_SIMULATIONS)
-    if (simulations is None or (spec != "az" and not rest) or (":" in rest and not path)
+    simulations = 0 if budget == "0" else _count(budget) if budget else None
+    if (budget and simulations is None or (spec != "az" and not rest) or (":" in rest and not path)
             or _is_number(path)):
         raise ValueError(f"unknown agent spec {brief(spec)}: use az, az:<simulations>, "
                          "az:<path> or az:<path>:<simulations>")

@@ -76,6 +76,7 @@ class Config:
     bootstrap: bool = setting(True, flag)               # value targets of unfinished games
     replay: int = setting(1, integer(1))                # iterations of plies kept to learn
     decisive: bool = setting(False, flag)               # the search sees wins in one
+    play_simulations: int = setting(0, integer(0))      # the saved networks' az budget
     learning_rate: float = setting(1e-3, number(0, strict=True))
     final_learning_rate: float = setting(1e-4, number(0, strict=True))  # cosine decay
     weight_decay: float = setting(0.0, number(0, 1))
@@ -151,7 +152,7 @@ class Run:
             raise ValueError(f"envs={config.envs} must be a multiple of the {devices} "
                              "devices the games are sharded over")
         self.net_config = NetConfig(config.game, config.options, config.width, config.blocks,
-                                    config.decisive)
+                                    config.decisive, config.play_simulations)
         rng = np.random.default_rng(config.seed)
         params = params_of(load(config.init, self.game) if config.init else
                            Network(self.game, self.net_config, rng=rng))
@@ -374,7 +375,8 @@ def _plot(out: Path, rows: list[dict[str, Any]]) -> None:
 
 
 INTEGER_FLAGS = ("iterations", "envs", "steps", "simulations", "checkpoint_every",
-                 "eval_games", "eval_simulations", "width", "blocks", "batch", "epochs", "seed")
+                 "eval_games", "eval_simulations", "play_simulations", "width", "blocks",
+                 "batch", "epochs", "seed")
 
 
 def shipped_configs() -> list[str]:

@@ -41,8 +41,8 @@ Score a checkpoint against the baselines, both seats, and judge its moves::
     tris-envs evaluate runs/az/final.npz --game tant_fant --opponents solver
 
 An AlphaZero network (``.npz``, ``tris-envs train az``) plays as the ``az`` agent does, with
-``--simulations`` simulations per move (default 100; 0: the network alone); it needs no
-PyTorch.
+``--simulations`` simulations per move (default: the network's budget, 100 unless its
+header names another; 0: the network alone); it needs no PyTorch.
 
 Every opponent plays ``--games`` games against the checkpoint with
 :func:`tris_envs.evaluation.play_match` (seats alternating, the checkpoint first in even
@@ -166,7 +166,8 @@ def add_evaluate_arguments(parser: argparse.ArgumentParser) -> None:
                         help="sample the policy instead of playing its most probable move")
     parser.add_argument("--simulations", type=int, default=None,
                         help="an AlphaZero network's search simulations per move (default: "
-                             "the az agent's 100; 0: the network alone)")
+                             "the network's, 100 unless it names another; 0: the network "
+                             "alone)")
     parser.add_argument("--targets", action="store_true",
                         help="check the game's training targets (tris_envs.evaluation.targets) "
                              "against these results")
