@@ -147,7 +147,7 @@ def test_a_networks_own_search_budget_plays_unless_one_is_asked_for(tmp_path):
 def test_az_without_a_shipped_network_says_so():
     from tris_envs.agents import make_agent
 
-    game, state = start(GAMES["doppia_scelta"])
+    game, state = start(GAMES["tritoc"])
     agent = make_agent("az")
     assert agent.name == "az" and make_agent("az:0").simulations == 0
     with pytest.raises(FileNotFoundError, match="no AlphaZero network is shipped"):
