@@ -113,6 +113,11 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ValueError(f"{path}: {error}") from None
 
 
+def config_names(directory: Path) -> list[str]:
+    """The names of the configs in ``directory`` (its ``*.toml`` files' stems), sorted."""
+    return sorted(path.stem for path in directory.glob("*.toml"))
+
+
 def shipped_config(name: str, directory: Path) -> Path:
     """The config ``<directory>/<name>.toml`` that the package ships.
 
@@ -121,7 +126,7 @@ def shipped_config(name: str, directory: Path) -> Path:
     """
     path = directory / f"{name}.toml"
     if not path.is_file():
-        known = ", ".join(sorted(p.stem for p in directory.glob("*.toml"))) or "none"
+        known = ", ".join(config_names(directory)) or "none"
         raise ValueError(f"no shipped config {name!r} in {directory} (have: {known}); "
                          "pass --config with a TOML file")
     return path

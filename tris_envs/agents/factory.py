@@ -117,8 +117,8 @@ def _az_agent(spec: str, rng: np.random.Generator | None) -> Agent:
     if not path and _count(budget) is None and budget != "0":
         path, budget = budget, ""           # az:<path> without a budget
     simulations = 0 if budget == "0" else _count(budget) if budget else None
-    if (budget and simulations is None or (spec != "az" and not rest) or (":" in rest and not path)
-            or _is_number(path)):
+    if ((budget and simulations is None) or (spec != "az" and not rest)
+            or (":" in rest and not path) or _is_number(path)):
         raise ValueError(f"unknown agent spec {brief(spec)}: use az, az:<simulations>, "
                          "az:<path> or az:<path>:<simulations>")
     return AZAgent(path or None, simulations, rng=rng)

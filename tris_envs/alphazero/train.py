@@ -41,6 +41,7 @@ from tris_envs.agents import make_agent
 from tris_envs.core.options import parse_options
 from tris_envs.games import GAMES, make_game
 from tris_envs.settings import (
+    config_names,
     flag,
     integer,
     number,
@@ -379,11 +380,6 @@ INTEGER_FLAGS = ("iterations", "envs", "steps", "simulations", "checkpoint_every
                  "batch", "epochs", "seed")
 
 
-def shipped_configs() -> list[str]:
-    """The names of the configs in :data:`CONFIG_DIR`."""
-    return sorted(path.stem for path in CONFIG_DIR.glob("*.toml"))
-
-
 def config_file(config: str | None) -> Path | None:
     """``--config``'s file: a path as given (one ending in ``.toml`` or naming a file),
     else the shipped config of that name.
@@ -403,7 +399,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     """Command line; errors in settings or files end with a message and exit status 2."""
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--config", help="a TOML file with Config's keys, or the name of a "
-                        f"config the package ships ({', '.join(shipped_configs())})")
+                        f"config the package ships ({', '.join(config_names(CONFIG_DIR))})")
     parser.add_argument("--game")
     parser.add_argument("--option", action="append", help="game option name=value")
     parser.add_argument("--out", type=Path, help="the run directory")
