@@ -5,6 +5,7 @@ configs parse and bad settings get one clear line."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import os
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import pytest
 pytest.importorskip("mctx")
 
 from tris_envs.agents.az_network import load
+from tris_envs.agents.shipped import SHIPPED_DIR
 from tris_envs.alphazero.train import CONFIG_DIR, Config, config_file, load_config, main, train
 from tris_envs.games import GAMES
 
@@ -138,6 +140,54 @@ def test_config_takes_a_shipped_name_or_a_path(tmp_path):
     assert config_file(None) is None
     with pytest.raises(ValueError, match=r"\(have: az_doppia_scelta, az_tant_fant, .*demo\)"):
         config_file("tant_fant")
+
+
+def test_a_config_lays_its_keys_over_its_base(tmp_path):
+    demo = load_config(CONFIG_DIR / "demo.toml", {})
+    (tmp_path / "mine.toml").write_text('base = "demo"\niterations = 3\n')
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "more.toml").write_text('base = "../mine.toml"\ngame = "tris1"\n')
+    mine = load_config(tmp_path / "mine.toml", {})
+    assert mine == dataclasses.replace(demo, iterations=3)
+    more = load_config(tmp_path / "sub" / "more.toml", {"seed": 5})
+    assert more == dataclasses.replace(demo, iterations=3, game="tris1", seed=5)
+
+
+def test_an_options_table_replaces_its_bases_whole(tmp_path):
+    (tmp_path / "a.toml").write_text('options = { stalemate = "loss", diagonal_only = true }\n')
+    (tmp_path / "b.toml").write_text('base = "a.toml"\noptions = { repetition_draw = true }\n')
+    assert load_config(tmp_path / "b.toml", {}).options == {"repetition_draw": True}
+
+
+@pytest.mark.parametrize("files, message", [
+    ({"a.toml": "base = 3\n"}, "a.toml: base=3: must be a config's name or a TOML file's path"),
+    ({"a.toml": 'base = "az_chess"\n'}, "no shipped config 'az_chess'"),
+    ({"a.toml": 'base = "b.toml"\n', "b.toml": 'base = "a.toml"\n'},
+     "b.toml: base='a.toml' leads back to itself"),
+    ({"a.toml": 'base = "a.toml"\n'}, "a.toml: base='a.toml' leads back to itself"),
+    ({"a.toml": 'base = "gone.toml"\n'}, "gone.toml"),
+])
+def test_a_bad_base_gets_one_clear_line(files, message, tmp_path, capsys):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    assert main(["--config", str(tmp_path / "a.toml"), "--out", str(tmp_path / "run")],
+                prog="alphazero.py") == 2
+    error = capsys.readouterr().err
+    assert message in error and error.count("\n") == 1
+
+
+@pytest.mark.parametrize("path", [p for p in sorted(CONFIG_DIR.glob("az_*.toml"))
+                                  if (SHIPPED_DIR / f"{p.stem}.npz").is_file()],
+                         ids=lambda p: p.stem)
+def test_every_shipped_network_was_trained_with_its_config(path):
+    """The header of each shipped network matches the config named after it (through its
+    bases): a change to ``demo.toml`` that would alter a network's recipe shows here."""
+    config = load_config(path, {})
+    game = GAMES[config.game].make(**config.options)
+    header = load(SHIPPED_DIR / f"{path.stem}.npz", game).config
+    assert (header.game, header.options, header.width, header.blocks, header.decisive,
+            header.simulations) == (config.game, config.options, config.width,
+                                    config.blocks, config.decisive, config.play_simulations)
 
 
 @pytest.mark.parametrize("arguments, message", [

@@ -16,10 +16,11 @@ of its moves that keep the solver's value is logged too). Also written: ``config
 ``progress.csv`` (one row per iteration), TensorBoard logs where PyTorch's writer is
 installed, ``learning_curve.png`` and, at the end, ``final.npz``.
 
-Configs hold the keys of :class:`Config`; flags override them. The package ships the
-config of each of its networks in :data:`CONFIG_DIR`, named as the network it trains
-(``az_<game>[__<option>=<value>...]``), and ``demo`` (``make demo``); ``--config`` takes
-such a name or a path. ``training/alphazero.py`` in a checkout is the same command.
+Configs hold the keys of :class:`Config`; flags override them. A config may start from
+another with ``base = "<name or path>"`` (:func:`read_config`): it then holds only what it
+changes. The package ships the config of each of its networks in :data:`CONFIG_DIR`, named
+as the network it trains (``az_<game>[__<option>=<value>...]``), and ``demo`` (``make
+demo``); ``--config`` takes such a name or a path. ``training/alphazero.py`` in a checkout is the same command.
 Needs ``pip install "tris_envs[jax]"`` and matplotlib (the curve); TensorBoard logs
 where PyTorch is installed (``tris_envs[train]``).
 """
@@ -92,17 +93,47 @@ class Config:
     minutes: float = setting(0.0, number(0))            # wall-clock budget; 0: none
 
 
+def read_config(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """The keys of the config file at ``path``, laid over those of its ``base``.
+
+    ``base`` names the config it starts from: a shipped config's name (``"demo"``) or a
+    TOML file's path, relative to the folder of the file that names it. Its keys come
+    first, then the file's own replace them one by one (an ``options`` table as a whole).
+    A base may have a base of its own.
+
+    Raises:
+        ValueError: a ``base`` that is not a string, names no config, or leads back to a
+            file already on the chain; a file that is not TOML.
+        OSError: a file cannot be read.
+    """
+    values = read_toml(path)
+    base = values.pop("base", None)
+    if base is None:
+        return values
+    if not isinstance(base, str):
+        raise ValueError(f"{path}: base={base!r}: must be a config's name or a TOML file's "
+                         "path")
+    chain = (*seen, path.resolve())
+    base_path = (path.parent / base if base.endswith(".toml")
+                 else shipped_config(base, CONFIG_DIR))
+    if base_path.resolve() in chain:
+        loop = " -> ".join(str(p) for p in (*chain, base_path.resolve()))
+        raise ValueError(f"{path}: base={base!r} leads back to itself ({loop})")
+    return read_config(base_path, chain) | values
+
+
 def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
-    """Defaults, then the TOML file at ``path``, then ``overrides`` (``None`` values
-    skipped); every value checked, the game made with its options, the opponents parsed.
+    """Defaults, then the config file at ``path`` (over its base, :func:`read_config`),
+    then ``overrides`` (``None`` values skipped); every value checked, the game made with
+    its options, the opponents parsed.
 
     Raises:
         ValueError: an unknown key, a bad value (named with its key), an unknown game or
             option, an unknown agent spec, a batch that does not divide an iteration's
-            plies, or a file that is not TOML.
+            plies, a bad ``base``, or a file that is not TOML.
         OSError: the file cannot be read.
     """
-    values = read_toml(path) if path is not None else {}
+    values = read_config(path) if path is not None else {}
     values.update({k: v for k, v in overrides.items() if v is not None})
     config: Config = settings_from(Config, values, Config())
     game = make_game(config.game, **config.options)
