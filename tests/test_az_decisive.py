@@ -1,7 +1,8 @@
 """Wins in one for the AlphaZero learner and the ``az`` agents (``decisive``): Tris 2's JAX
 ``winning_moves`` agrees with the rules core, a tiny decisive run saves a network that
 ``az:<path>`` plays with the check, a win in one is played, and networks without the flag
-play as before."""
+play as before; Tris 2's JAX ``blunders`` agree with the rules core and a ``safe`` root
+neither plays nor teaches them."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from tris_envs.agents import make_agent  # noqa: E402
 from tris_envs.agents.az import AZAgent  # noqa: E402
 from tris_envs.agents.az_network import NetConfig, Network, load, save  # noqa: E402
 from tris_envs.alphazero.train import load_config, train  # noqa: E402
-from tris_envs.core.game import wins_at_once  # noqa: E402
+from tris_envs.core.game import allows_win, wins_at_once  # noqa: E402
 from tris_envs.games import make_game  # noqa: E402
 from tris_envs.jax import make  # noqa: E402
 
@@ -54,7 +55,7 @@ def tiny_decisive(**changes):
 def test_a_decisive_run_saves_a_network_that_az_plays_with_the_check(tmp_path):
     from tris_envs.evaluation import play_match
 
-    final = train(tiny_decisive(), tmp_path, quiet=True)
+    final = train(tiny_decisive(safe=True), tmp_path, quiet=True)   # blunders kept out too
     game = make_game("tris2", max_moves=24)
     assert load(final, game).config.decisive
     for spec in (f"az:{final}:0", f"az:{final}:4"):
@@ -64,9 +65,10 @@ def test_a_decisive_run_saves_a_network_that_az_plays_with_the_check(tmp_path):
     assert wins_at_once(game, state, agent.act(game, state))
 
 
-def test_decisive_needs_the_games_winning_moves():
-    with pytest.raises(ValueError, match="winning_moves"):
-        load_config(None, {"game": "tant_fant", "decisive": True})
+@pytest.mark.parametrize("key, method", [("decisive", "winning_moves"), ("safe", "blunders")])
+def test_decisive_and_safe_need_the_games_methods(key, method):
+    with pytest.raises(ValueError, match=f"{key} = true needs the JAX game's {method}"):
+        load_config(None, {"game": "tant_fant", key: True})
 
 
 def test_the_decisive_flag_is_read_from_the_header_and_can_be_overridden(tmp_path):
@@ -113,3 +115,49 @@ def test_the_decisive_search_never_hands_over_a_win_it_can_avoid():
                            for b in game.legal_actions(game.apply(state, a)))]
         if safe:
             assert int(action) in safe
+
+
+@pytest.mark.parametrize("options", [{}, {"max_side": 4}, {"setup": "placement"}])
+def test_jax_blunders_agree_with_the_rules_core(options):
+    env, game = make("tris2", **options), make_game("tris2", **options)
+    blunders = jax.jit(env.blunders)
+    rng = np.random.default_rng(2)
+    positions = flagged = 0
+    for _ in range(6):
+        state = game.initial_state(rng)
+        while game.current_player(state) >= 0:
+            got = np.flatnonzero(np.asarray(blunders(env.from_core(state)))).tolist()
+            legal = game.legal_actions(state)
+            assert got == ([] if state.placing else
+                           [a for a in legal if allows_win(game, state, a)])
+            positions, flagged = positions + 1, flagged + len(got)
+            state = game.apply(state, int(rng.choice(legal)))
+        assert not np.asarray(blunders(env.from_core(state))).any()
+    assert positions > 25 and flagged > 100
+
+
+def test_the_last_ply_before_max_moves_is_no_blunder():
+    env = make("tris2", max_moves=3)
+    blunders, step = jax.jit(env.blunders), jax.jit(env.step)
+    state = env.init(jax.random.PRNGKey(0))
+    assert np.asarray(blunders(state)).any()      # this setup hands over lines at once
+    for _ in range(2):
+        state = step(state, int(np.flatnonzero(np.asarray(state.legal_action_mask))[0]))
+    assert not state.terminated and np.asarray(state.legal_action_mask).sum() > 1
+    assert not np.asarray(blunders(state)).any()
+
+
+def test_without_blunders_drops_them_from_the_move_and_the_target():
+    from tris_envs.alphazero.learner import without_blunders
+
+    weights = np.array([[0.5, 0.3, 0.2, 0.0],      # a blunder picked: the likeliest safe
+                        [0.9, 0.1, 0.0, 0.0],      # no weight on the safe moves: uniform
+                        [0.6, 0.4, 0.0, 0.0]],     # no safe move: unchanged
+                       np.float32)
+    safe = np.array([[False, True, True, False], [False, False, True, True],
+                     [False, False, False, False]])
+    action, target = without_blunders(np.array([0, 2, 1]), weights, safe)
+    assert np.asarray(action).tolist() == [1, 2, 1]
+    assert np.allclose(target, [[0, 0.6, 0.4, 0], [0, 0, 0.5, 0.5], [0.6, 0.4, 0, 0]])
+
+

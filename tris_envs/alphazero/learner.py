@@ -84,6 +84,12 @@ class Search(NamedTuple):
             whose player to move can win at once is lost for the player who moved into it
             (reward -1, no value below it), and at the root a winning move is played and
             is the policy target (uniform over the winning moves).
+        safe: Blunders kept out of the root (the game's ``blunders``: moves after which
+            the opponent can win at once): where the mover has another move, the search's
+            policy target drops them (renormalised; uniform over the other moves if it put
+            no weight on those) and a blunder the search picked is replaced by the
+            target's likeliest move. The target then teaches the network alone not to
+            hand over lines that the search, with few simulations, never visits.
     """
 
     envs: int
@@ -97,6 +103,7 @@ class Search(NamedTuple):
     bootstrap: bool
     replay: int
     decisive: bool = False
+    safe: bool = False
 
 
 def value_targets(reward: Any, done: Any, last: Any = None) -> tuple[Any, Any]:
@@ -120,6 +127,21 @@ def value_targets(reward: Any, done: Any, last: Any = None) -> tuple[Any, Any]:
     else:
         start = (last, jnp.ones(reward.shape[1:], bool))
     return jax.lax.scan(back, start, (reward, done), reverse=True)[1]
+
+
+def without_blunders(action: Any, weights: Any, safe: Any) -> tuple[Any, Any]:
+    """The root's move and policy target (a batch) with the moves outside ``safe`` (the
+    legal moves that hand the opponent no win in one) dropped, where a row has a safe
+    move: the target renormalised over the safe moves (uniform over them if it put no
+    weight there), a dropped move replaced by the new target's likeliest. Rows without a
+    safe move are left as they are (:attr:`Search.safe`)."""
+    kept = weights * safe
+    kept = jnp.where(kept.sum(-1, keepdims=True) > 0, kept, safe)
+    can = safe.any(-1)
+    weights = jnp.where(can[:, None], kept / jnp.maximum(kept.sum(-1, keepdims=True), 1e-30),
+                        weights)
+    dropped = ~jnp.take_along_axis(safe, action[:, None], -1)[:, 0]
+    return jnp.where(can & dropped, jnp.argmax(weights, -1), action), weights
 
 
 def make_recurrent(env: TrisEnv, network: Callable[[Any, Any], tuple[Any, Any]],
@@ -184,6 +206,7 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
     recurrent = make_recurrent(env, lambda params, x: forward(params, x, index, blocks),
                                search.decisive)
     winning = jax.vmap(env.winning_moves) if search.decisive else None
+    blunders = jax.vmap(env.blunders) if search.safe else None
 
     def noisy(logits: Any, mask: Any, key: Any) -> Any:
         """AlphaZero's exploration at the root: the prior mixed with Dirichlet noise over
@@ -206,6 +229,8 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
             max_num_considered_actions=search.considered,
             qtransform=mctx.qtransform_completed_by_mix_value)
         action, weights = policy.action, policy.action_weights
+        if blunders is not None:
+            action, weights = without_blunders(action, weights, mask & ~blunders(states))
         if winning is not None:           # a win in one is played, and is the target
             wins = winning(states)
             can = wins.any(-1, keepdims=True)

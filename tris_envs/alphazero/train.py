@@ -20,7 +20,8 @@ Configs hold the keys of :class:`Config`; flags override them. A config may star
 another with ``base = "<name or path>"`` (:func:`read_config`): it then holds only what it
 changes. The package ships the config of each of its networks in :data:`CONFIG_DIR`, named
 as the network it trains (``az_<game>[__<option>=<value>...]``), and ``demo`` (``make
-demo``); ``--config`` takes such a name or a path. ``training/alphazero.py`` in a checkout is the same command.
+demo``); ``--config`` takes such a name or a path. ``training/alphazero.py`` in a checkout
+is the same command.
 Needs ``pip install "tris_envs[jax]"`` and matplotlib (the curve); TensorBoard logs
 where PyTorch is installed (``tris_envs[train]``).
 """
@@ -78,6 +79,7 @@ class Config:
     bootstrap: bool = setting(True, flag)               # value targets of unfinished games
     replay: int = setting(1, integer(1))                # iterations of plies kept to learn
     decisive: bool = setting(False, flag)               # the search sees wins in one
+    safe: bool = setting(False, flag)                   # no blunder played or taught
     play_simulations: int = setting(0, integer(0))      # the saved networks' az budget
     learning_rate: float = setting(1e-3, number(0, strict=True))
     final_learning_rate: float = setting(1e-4, number(0, strict=True))  # cosine decay
@@ -147,12 +149,13 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
                              f"and {config.blocks}")
     for spec in config.opponents:
         make_agent(spec)
-    if config.decisive:
-        from tris_envs.jax import make
+    for key, method in (("decisive", "winning_moves"), ("safe", "blunders")):
+        if getattr(config, key):
+            from tris_envs.jax import make
 
-        if not hasattr(make(config.game, **config.options), "winning_moves"):
-            raise ValueError(f"decisive = true needs the JAX game's winning_moves, which "
-                             f"{config.game!r} does not have")
+            if not hasattr(make(config.game, **config.options), method):
+                raise ValueError(f"{key} = true needs the JAX game's {method}, which "
+                                 f"{config.game!r} does not have")
     if config.envs * config.steps % config.batch:
         raise ValueError(f"batch={config.batch} must divide envs * steps = "
                          f"{config.envs * config.steps}")
@@ -199,7 +202,7 @@ class Run:
         games, replicated = game_sharding()
         search = Search(config.envs, config.steps, config.simulations, config.considered,
                         config.noise, config.alpha, config.batch, config.epochs,
-                        config.bootstrap, config.replay, config.decisive)
+                        config.bootstrap, config.replay, config.decisive, config.safe)
         self.state = (jax.device_put(params, replicated),
                       jax.device_put(optimiser.init(params), replicated),
                       jax.device_put(states, games), jax.device_put(key, replicated),
