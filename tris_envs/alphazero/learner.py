@@ -84,12 +84,13 @@ class Search(NamedTuple):
             whose player to move can win at once is lost for the player who moved into it
             (reward -1, no value below it), and at the root a winning move is played and
             is the policy target (uniform over the winning moves).
-        safe: Blunders kept out of the root (the game's ``blunders``: moves after which
-            the opponent can win at once): where the mover has another move, the search's
-            policy target drops them (renormalised; uniform over the other moves if it put
-            no weight on those) and a blunder the search picked is replaced by the
-            target's likeliest move. The target then teaches the network alone not to
-            hand over lines that the search, with few simulations, never visits.
+        safe: Blunders kept out of the root's policy target (the game's ``blunders``:
+            moves after which the opponent can win at once): where the mover has another
+            move, the target drops them (renormalised; uniform over the other moves if it
+            put no weight on those). It teaches the network alone not to hand over the
+            lines that a search of few simulations never visits. The move played stays
+            the search's: were blunders never played, self-play between two such players
+            would end only by truncation, and the values would learn nothing.
     """
 
     envs: int
@@ -129,19 +130,15 @@ def value_targets(reward: Any, done: Any, last: Any = None) -> tuple[Any, Any]:
     return jax.lax.scan(back, start, (reward, done), reverse=True)[1]
 
 
-def without_blunders(action: Any, weights: Any, safe: Any) -> tuple[Any, Any]:
-    """The root's move and policy target (a batch) with the moves outside ``safe`` (the
-    legal moves that hand the opponent no win in one) dropped, where a row has a safe
-    move: the target renormalised over the safe moves (uniform over them if it put no
-    weight there), a dropped move replaced by the new target's likeliest. Rows without a
-    safe move are left as they are (:attr:`Search.safe`)."""
+def without_blunders(weights: Any, safe: Any) -> Any:
+    """The root's policy targets (a batch) with the moves outside ``safe`` (the legal moves
+    that hand the opponent no win in one) dropped, where a row has a safe move:
+    renormalised over the safe moves, uniform over them if the target put no weight there.
+    Rows without a safe move are left as they are (:attr:`Search.safe`)."""
     kept = weights * safe
     kept = jnp.where(kept.sum(-1, keepdims=True) > 0, kept, safe)
-    can = safe.any(-1)
-    weights = jnp.where(can[:, None], kept / jnp.maximum(kept.sum(-1, keepdims=True), 1e-30),
-                        weights)
-    dropped = ~jnp.take_along_axis(safe, action[:, None], -1)[:, 0]
-    return jnp.where(can & dropped, jnp.argmax(weights, -1), action), weights
+    return jnp.where(safe.any(-1, keepdims=True),
+                     kept / jnp.maximum(kept.sum(-1, keepdims=True), 1e-30), weights)
 
 
 def make_recurrent(env: TrisEnv, network: Callable[[Any, Any], tuple[Any, Any]],
@@ -230,7 +227,7 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
             qtransform=mctx.qtransform_completed_by_mix_value)
         action, weights = policy.action, policy.action_weights
         if blunders is not None:
-            action, weights = without_blunders(action, weights, mask & ~blunders(states))
+            weights = without_blunders(weights, mask & ~blunders(states))
         if winning is not None:           # a win in one is played, and is the target
             wins = winning(states)
             can = wins.any(-1, keepdims=True)
