@@ -144,9 +144,10 @@ def test_a_networks_own_search_budget_plays_unless_one_is_asked_for(tmp_path):
     assert make_agent(f"az:{deep_path}").name == f"az:{deep_path}"
 
 
-def test_az_without_a_shipped_network_says_so():
+def test_az_without_a_shipped_network_says_so(monkeypatch, tmp_path):
     from tris_envs.agents import make_agent
 
+    monkeypatch.setattr("tris_envs.agents.az.SHIPPED_DIR", tmp_path)     # none shipped
     game, state = start(GAMES["tritoc"])
     agent = make_agent("az")
     assert agent.name == "az" and make_agent("az:0").simulations == 0

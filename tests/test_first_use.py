@@ -38,7 +38,8 @@ def test_train_ppo_and_evaluate_without_the_train_extra_name_it(monkeypatch, cap
     assert err.endswith("pip install 'tris_envs[train]'\n")
 
 
-def test_a_missing_network_is_refused_before_the_loading_line():
+def test_a_missing_network_is_refused_before_the_loading_line(monkeypatch, tmp_path):
+    monkeypatch.setattr("tris_envs.agents.az.SHIPPED_DIR", tmp_path)     # none shipped
     shown: list[str] = []
     with pytest.raises(FileNotFoundError, match="no AlphaZero network is shipped for 'tritoc'"):
         play_session(make_game("tritoc"), "az", 0, read=lambda prompt: "quit",
