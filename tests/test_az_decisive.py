@@ -2,7 +2,7 @@
 ``winning_moves`` agrees with the rules core, a tiny decisive run saves a network that
 ``az:<path>`` plays with the check, a win in one is played, and networks without the flag
 play as before; Tris 2's JAX ``blunders`` agree with the rules core and a ``safe`` root
-neither plays nor teaches them."""
+does not teach them."""
 
 from __future__ import annotations
 
@@ -25,23 +25,27 @@ BEFORE_WIN = "XO/......|...O/XX/O|XO//XO/XO|OX/.../OX|/OX...... 1 0,0,N"
 
 
 @pytest.mark.parametrize("options", [{}, {"max_side": 4}, {"setup": "placement"}])
-def test_jax_winning_moves_agree_with_the_rules_core(options):
+def test_jax_winning_moves_and_blunders_agree_with_the_rules_core(options):
     env, game = make("tris2", **options), make_game("tris2", **options)
-    winning = jax.jit(env.winning_moves)
+    winning, blunders = jax.jit(env.winning_moves), jax.jit(env.blunders)
     rng = np.random.default_rng(1)
-    positions = wins = 0
+    positions = wins = flagged = 0
     for _ in range(10):
         state = game.initial_state(rng)
         while True:
-            got = np.flatnonzero(np.asarray(winning(env.from_core(state)))).tolist()
+            jax_state = env.from_core(state)
+            got = np.flatnonzero(np.asarray(winning(jax_state))).tolist()
+            lost = np.flatnonzero(np.asarray(blunders(jax_state))).tolist()
             if game.current_player(state) < 0:
-                assert got == []
+                assert got == lost == []
                 break
             legal = game.legal_actions(state)
             assert got == [a for a in legal if wins_at_once(game, state, a)]
-            positions, wins = positions + 1, wins + bool(got)
+            assert lost == ([] if state.placing else      # placements are never flagged
+                            [a for a in legal if allows_win(game, state, a)])
+            positions, wins, flagged = positions + 1, wins + bool(got), flagged + len(lost)
             state = game.apply(state, int(rng.choice(legal)))
-    assert positions > 40 and wins > 10
+    assert positions > 40 and wins > 10 and flagged > 100
 
 
 def tiny_decisive(**changes):
@@ -115,25 +119,6 @@ def test_the_decisive_search_never_hands_over_a_win_it_can_avoid():
                            for b in game.legal_actions(game.apply(state, a)))]
         if safe:
             assert int(action) in safe
-
-
-@pytest.mark.parametrize("options", [{}, {"max_side": 4}, {"setup": "placement"}])
-def test_jax_blunders_agree_with_the_rules_core(options):
-    env, game = make("tris2", **options), make_game("tris2", **options)
-    blunders = jax.jit(env.blunders)
-    rng = np.random.default_rng(2)
-    positions = flagged = 0
-    for _ in range(6):
-        state = game.initial_state(rng)
-        while game.current_player(state) >= 0:
-            got = np.flatnonzero(np.asarray(blunders(env.from_core(state)))).tolist()
-            legal = game.legal_actions(state)
-            assert got == ([] if state.placing else
-                           [a for a in legal if allows_win(game, state, a)])
-            positions, flagged = positions + 1, flagged + len(got)
-            state = game.apply(state, int(rng.choice(legal)))
-        assert not np.asarray(blunders(env.from_core(state))).any()
-    assert positions > 25 and flagged > 100
 
 
 def test_the_last_ply_before_max_moves_is_no_blunder():
