@@ -1,7 +1,7 @@
 """The shipped Tritoc network (tris_envs/checkpoints/az_tritoc.npz, trained with the
-shipped config az_tritoc): it plays every option set through real chance nodes, and the
-targets of its issue as slow tests (figures in docs/results.md; those missed are strict
-expected failures)."""
+shipped config az_tritoc): it plays the default and other options through real chance
+nodes, and the targets of its issue as slow tests (figures in docs/results.md; those
+missed are strict expected failures)."""
 
 from __future__ import annotations
 

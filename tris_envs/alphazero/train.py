@@ -79,7 +79,7 @@ class Config:
     bootstrap: bool = setting(True, flag)               # value targets of unfinished games
     replay: int = setting(1, integer(1))                # iterations of plies kept to learn
     decisive: bool = setting(False, flag)               # the search sees wins in one
-    safe: bool = setting(False, flag)                   # no blunder played or taught
+    safe: bool = setting(False, flag)                   # no blunder in the policy target
     play_simulations: int = setting(0, integer(0))      # the saved networks' az budget
     learning_rate: float = setting(1e-3, number(0, strict=True))
     final_learning_rate: float = setting(1e-4, number(0, strict=True))  # cosine decay
