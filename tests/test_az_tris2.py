@@ -55,6 +55,21 @@ def test_az_scores_90_percent_against_mcts_100():
 
 
 @pytest.mark.slow
+def test_az_never_loses_to_mcts_1000():
+    result, _ = quality("mcts:1000", "az", 40)
+    assert result.losses == 0
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="az vs greedy with setup=placement over 200 games: 64.5% "
+                   "(+87 =84 -29, docs/results.md): every decided game ends on the first roll "
+                   "after the placements; the goal is 75%")
+def test_az_scores_75_percent_against_greedy_with_placement():
+    result, _ = quality("greedy", "az", 200, setup="placement")
+    assert result.score >= 0.75
+
+
+@pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason="az:0 blunders on 11.75% of its moves against greedy "
                    "over 200 games (docs/results.md); the goal is 1%")
 def test_the_network_alone_blunders_on_at_most_one_percent_of_its_moves():
