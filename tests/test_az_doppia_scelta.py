@@ -33,13 +33,19 @@ def test_the_shipped_network_plays_every_scheme_with_its_budget(scheme, name):
     assert result.n_games == 2
 
 
-@pytest.fixture(scope="module")
-def az_against_the_solver():
-    """``az`` against the solver on 100 boards (seed 1), played once for both slow tests."""
-    game = make_game("doppia_scelta")
+def against_the_solver(**options):
+    """``az`` against the solver on 100 boards (seed 1) under ``options``: the match and
+    ``az``'s move quality."""
+    game = make_game("doppia_scelta", **options)
     result = play_match(game, make_agent("az"), "solver", n_games=100, seed=1,
                         keep_records=True, processes=2)
     return result, move_quality(game, result.records, "az")
+
+
+@pytest.fixture(scope="module")
+def az_against_the_solver():
+    """The default scheme's match, played once for both slow tests."""
+    return against_the_solver()
 
 
 @pytest.mark.slow
@@ -50,10 +56,8 @@ def test_az_keeps_98_percent_of_the_solvers_values(az_against_the_solver):
 
 @pytest.mark.slow
 def test_the_shared_goal_network_keeps_98_percent_of_the_solvers_values():
-    game = make_game("doppia_scelta", scheme="shared_goal")
-    result = play_match(game, make_agent("az"), "solver", n_games=100, seed=1,
-                        keep_records=True, processes=2)
-    assert move_quality(game, result.records, "az").value_keeping_rate >= 0.98
+    _, moves = against_the_solver(scheme="shared_goal")
+    assert moves.value_keeping_rate >= 0.98
 
 
 @pytest.mark.slow
