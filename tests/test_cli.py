@@ -380,6 +380,9 @@ def test_eval_metrics_report_blunders_per_agent(capsys):
     assert re.search(r"^greedy: \d+ moves, blunder rate 0\.00% \(0\), missed-win rate", out,
                      re.MULTILINE)
     assert re.search(r"^random: \d+ moves, blunder rate [1-9]", out, re.MULTILINE)
+    # then each agent's results by seat, with the move each decided game ended on
+    assert re.search(r"^greedy in seat 0: \+\d+ =\d+ -\d+(; won at move \d+)?", out, re.MULTILINE)
+    assert "solved value" not in out   # Tris 2 has no solver
     with pytest.raises(SystemExit) as exit_:
         main(["eval", "tritoc", "greedy", "random", "--games", "2", "--metrics"])
     assert exit_.value.code == 2
@@ -403,6 +406,9 @@ def test_tournament_metrics_judge_each_agent_over_all_its_games(capsys, tmp_path
         own = sum(actor >= 0 and record.players[actor] == name
                   for record in records for actor, _ in record.moves)
         assert int(re.search(r"(\d+) moves", line).group(1)) == own
+    # every start is the empty board, solved as a draw: the solver loses none of its 8 games
+    assert re.search(r"^solver by the start's solved value: drawn 8 \(\+\d+ =\d+ -0\)$", out,
+                     re.MULTILINE)
     with pytest.raises(SystemExit) as exit_:
         main(["tournament", "tritoc", "greedy", "random", "--games", "2", "--metrics"])
     assert exit_.value.code == 2

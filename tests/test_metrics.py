@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 
@@ -13,8 +15,9 @@ from tris_envs.evaluation.metrics import (
     is_value_keeping,
     move_qualities,
     move_quality,
+    outcomes,
 )
-from tris_envs.evaluation.records import play_recorded
+from tris_envs.evaluation.records import GameRecord, play_recorded
 from tris_envs.games import make_game
 
 from checks import assert_never_blunders
@@ -105,3 +108,36 @@ def test_the_coloring_phase_of_doppia_scelta_is_not_judged():
     game = make_game("doppia_scelta", setup="coloring")
     state = game.initial_state(np.random.default_rng(0))
     assert is_value_keeping(game, state, game.legal_actions(state)[0]) is None
+
+
+def test_outcomes_split_results_by_seat_length_and_solved_start():
+    game = make_game("tris1")
+    match = play_match(game, "solver", "random", 10, seed=0, keep_records=True)
+    solver, random_ = (outcomes(game, match.records, name) for name in match.names)
+    # the seats and results agree with the match's own tally
+    assert {s: tuple(c) for s, c in solver.by_seat.items()} == dict(enumerate(match.by_seat))
+    assert sum(map(sum, random_.by_seat.values())) == 10
+    # a win at Tris 1 takes at least five moves; every decided game is counted once
+    wins = sum(solver.lengths.get(("won", seat), Counter()).total() for seat in (0, 1))
+    assert wins == match.wins and min(min(c) for c in solver.lengths.values()) >= 5
+    assert solver.lengths.get(("won", 0)) == random_.lengths.get(("lost", 1))
+    # every start is the empty board, a draw: the solver never loses from it
+    assert set(solver.by_start) == {0} and solver.by_start[0][2] == 0
+    assert solver.lines("solver")[-1].startswith("solver by the start's solved value: drawn 10 (")
+    assert solver.lines("solver")[0].startswith(f"solver in seat 0: +{match.by_seat[0][0]} ")
+
+
+def test_a_won_start_drawn_by_the_move_limit_is_told_apart():
+    """O to move in ``XO./.X./...``: X (seat 0) has a fork and wins in 4 plies, more than a
+    ``max_moves=2`` game has."""
+    game = make_game("tris1", max_moves=2)
+    record = GameRecord("tris1", game.options(), ["a", "b"], "XO./.X./...",
+                        moves=[(1, 8), (0, 6)], truncated=True)
+    found = outcomes(game, [record], "a")
+    assert found.by_start == {1: [0, 1, 0]} and found.beyond_limit == 1
+    assert found.lines("a") == [
+        "a in seat 0: +0 =1 -0; 1 stopped at the move limit",
+        "a by the start's solved value: won 1 (+0 =1 -0); 1 of the won starts drawn need "
+        "more moves than max_moves to win"]
+    assert outcomes(make_game("tris1"), [record], "a").beyond_limit == 0
+    assert outcomes(make_game("tris2"), [], "a").lines("a") == []

@@ -151,7 +151,9 @@ RAY_HELP = ("play the games on a Ray cluster: the one at ADDRESS (e.g. auto, 10.
             "without ADDRESS the one Ray finds or a new local one (needs "
             "tris_envs[distributed]; docs/distributed.md)")
 METRICS_HELP = ("also each agent's blunder and missed-win rates, and its value-keeping moves "
-                "where a solver exists, over all its games (games without dice)")
+                "where a solver exists, over all its games (games without dice); then its "
+                "results by seat with the move each decided game ended on, and by the "
+                "solved value of each start where a solver exists")
 PROCESSES_HELP = ("worker processes (default 1); capped at the number of games and of CPUs, "
                   "with a note when capped")
 
@@ -326,11 +328,15 @@ def _game_for_metrics(args: argparse.Namespace) -> Game:
 
 def _print_metrics(game: Game, names: Sequence[str], records: Sequence[GameRecord]) -> None:
     """One line per agent: :func:`~tris_envs.evaluation.metrics.move_quality` over
-    ``records`` (each agent judged on the games it played)."""
-    from tris_envs.evaluation.metrics import move_qualities
+    ``records`` (each agent judged on the games it played); then each agent's
+    :func:`~tris_envs.evaluation.metrics.outcomes`."""
+    from tris_envs.evaluation.metrics import move_qualities, outcomes
 
     for name, quality in move_qualities(game, records, names).items():
         print(f"{name}: {quality}")
+    for name in names:
+        for line in outcomes(game, records, name).lines(name):
+            print(line)
 
 
 @contextlib.contextmanager

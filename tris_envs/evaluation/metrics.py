@@ -8,6 +8,9 @@
   position (not in Doppia scelta's coloring phase); counted over all such moves and over the
   positions with more than one legal move.
 
+:func:`outcomes` splits a player's results by seat, by the move that decided each game,
+and (games with an exact solver) by the solved value of each game's start.
+
 Blunders and missed wins look one move ahead on the rules core, so they apply to every
 deterministic game (Tris 1, Tris 2, Tant Fant, Doppia scelta); games with dice have no such
 one-move verdict and are refused. The one-move tests themselves (``wins_at_once``,
@@ -16,8 +19,9 @@ one-move verdict and are refused. The one-move tests themselves (``wins_at_once`
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tris_envs.core.game import Game, allows_win, can_win_at_once, wins_at_once
@@ -170,6 +174,110 @@ def move_qualities(game: Game, records: Iterable[GameRecord], players: Iterable[
                         quality.value_kept += kept
             state = game.apply(state, action)
     return qualities
+
+
+RESULTS = ("won", "drawn", "lost")
+"""The three results, in the order of :attr:`Outcomes`' counts."""
+
+
+def _tally(counts: list[int]) -> str:
+    return f"+{counts[0]} ={counts[1]} -{counts[2]}"
+
+
+def _lengths(lengths: Counter[int], shown: int = 4) -> str:
+    """``lengths`` (moves -> games) as "10 (87), 23 (2), ...": the ``shown`` most common,
+    then how many other games there are and the range of their lengths."""
+    common = sorted(lengths.most_common(shown))
+    text = ", ".join(f"{moves} ({count})" for moves, count in common)
+    rest = [moves for moves in lengths.elements() if moves not in dict(common)]
+    if rest:
+        text += f" and {len(rest)} more at {min(rest)}-{max(rest)}"
+    return text
+
+
+@dataclass
+class Outcomes:
+    """One player's results over records, split three ways.
+
+    Attributes:
+        by_seat: Seat -> games won, drawn and lost in that seat.
+        lengths: ``(result, seat)`` -> moves the game lasted -> games, for the games the
+            player won or lost (``result`` ``"won"`` or ``"lost"``).
+        truncated: Seat -> games stopped at the move limit (draws).
+        by_start: Solved value of the start for the player (+1, 0, -1) -> games won, drawn
+            and lost from such starts (empty in games without a solver).
+        beyond_limit: Games drawn from a start solved as won whose fastest win takes more
+            moves than the game's ``max_moves`` allows.
+    """
+
+    by_seat: dict[int, list[int]] = field(default_factory=dict)
+    lengths: dict[tuple[str, int], Counter[int]] = field(default_factory=dict)
+    truncated: dict[int, int] = field(default_factory=dict)
+    by_start: dict[int, list[int]] = field(default_factory=dict)
+    beyond_limit: int = 0
+
+    def lines(self, name: str) -> list[str]:
+        """Printable lines: one per seat (seat 0 moves first), then one of the start values
+        where they were solved."""
+        lines = []
+        for seat in sorted(self.by_seat):
+            text = f"{name} in seat {seat}: {_tally(self.by_seat[seat])}"
+            for result in ("won", "lost"):
+                lengths = self.lengths.get((result, seat))
+                if lengths:
+                    text += f"; {result} at move {_lengths(lengths)}"
+            if self.truncated.get(seat):
+                text += f"; {self.truncated[seat]} stopped at the move limit"
+            lines.append(text)
+        if self.by_start:
+            parts = [f"{RESULTS[1 - value]} {sum(self.by_start[value])} "
+                     f"({_tally(self.by_start[value])})"
+                     for value in (1, 0, -1) if value in self.by_start]
+            text = f"{name} by the start's solved value: " + ", ".join(parts)
+            if self.beyond_limit:
+                text += (f"; {self.beyond_limit} of the won starts drawn need more moves "
+                         "than max_moves to win")
+            lines.append(text)
+        return lines
+
+
+def outcomes(game: Game, records: Iterable[GameRecord], player: str) -> Outcomes:
+    """:class:`Outcomes` of ``player`` (a name in ``record.players``) over ``records``.
+
+    A game's length is its number of moves (chance outcomes included). Where the game has
+    an exact solver that covers the start, the start is valued for the player's seat and
+    its fastest win compared with ``game.info.max_moves``.
+    """
+    from tris_envs.agents.solver_agent import solution_for
+    from tris_envs.games import GAMES
+
+    solvable = GAMES[game.info.name].solvable
+    found = Outcomes()
+    for record in records:
+        if player not in record.players:
+            continue
+        seat = record.players.index(player)
+        mine = record.returns[seat]
+        result = 0 if mine > 0 else 2 if mine < 0 else 1
+        found.by_seat.setdefault(seat, [0, 0, 0])[result] += 1
+        if record.truncated:
+            found.truncated[seat] = found.truncated.get(seat, 0) + 1
+        if result != 1:
+            key = (RESULTS[result], seat)
+            found.lengths.setdefault(key, Counter())[len(record.moves)] += 1
+        if not solvable:
+            continue
+        start = game.from_notation(record.start)
+        try:
+            solution, lookup = solution_for(game, start)
+        except ValueError:
+            continue
+        value = solution.value(lookup, seat)
+        found.by_start.setdefault(value, [0, 0, 0])[result] += 1
+        plies = int(solution.plies[solution.row(lookup)])
+        if value == 1 and result == 1 and plies > game.info.max_moves:
+            found.beyond_limit += 1
+    return found
 
 
 def _check_deterministic(game: Game) -> None:
