@@ -12,7 +12,7 @@ below.
 At the end the policy, as an agent of the package's harness (its most probable legal move),
 plays :func:`tris_envs.evaluation.play_match` against ``random``::
 
-    python examples/torchrl_ppo.py --game tris1 --episodes 6000
+    python examples/torchrl_ppo.py --game tris1 --episodes 12000
 
 Needs ``pip install 'tris_envs[torchrl]'`` (TorchRL 0.14, TensorDict; PyTorch).
 """
@@ -94,7 +94,7 @@ def play_episode(env: PettingZooWrapper, model: ActorCritic, rng: np.random.Gene
         td = step_mdp(td)
 
 
-def train(game: str = "tris1", episodes: int = 6000, episodes_per_update: int = 64,
+def train(game: str = "tris1", episodes: int = 12000, episodes_per_update: int = 64,
           epochs: int = 10, lr: float = 1e-3, gamma: float = 0.99, lam: float = 0.95,
           clip: float = 0.2, ent_coef: float = 0.01, seed: int = 0, quiet: bool = False
           ) -> tuple[ActorCritic, dict[str, float]]:
@@ -168,7 +168,7 @@ class PolicyAgent:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="tris1")
-    parser.add_argument("--episodes", type=int, default=6000)
+    parser.add_argument("--episodes", type=int, default=12000)
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()

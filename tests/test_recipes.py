@@ -91,8 +91,6 @@ def test_torchrl_ppo_smoke():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="6,016 episodes reached 87.2% vs random (docs/integrations.md)",
-                   strict=False)
 def test_torchrl_ppo_learns_tris1():
     pytest.importorskip("torchrl")
     script = load_example("torchrl_ppo")
