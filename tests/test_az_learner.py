@@ -232,6 +232,24 @@ def test_value_targets_are_the_final_rewards_of_the_movers():
     target, ended = value_targets(reward, done, np.array([0.3, 0.5], np.float32))
     assert np.allclose(np.asarray(target)[:, 1], [-0.5, 0.5, -0.5, 0.5, -0.5])
     assert np.asarray(target)[:, 0].tolist() == [1, -1, 1, 0, 0] and np.asarray(ended).all()
+    # discounted: a result is worth `discount` times less every ply before it
+    target, _ = value_targets(reward, done, np.array([0.3, 0.5], np.float32), discount=0.5)
+    assert np.allclose(np.asarray(target)[:, 0], [0.25, -0.5, 1, 0, 0])
+    assert np.allclose(np.asarray(target)[:, 1], [-0.015625, 0.03125, -0.0625, 0.125, -0.25])
+
+
+def test_the_search_shrinks_a_later_result_by_the_discount():
+    import jax
+
+    from tris_envs.alphazero.learner import make_recurrent
+    from tris_envs.jax import make
+
+    env = make("tris1")
+    states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), 2))
+    recurrent = make_recurrent(env, lambda params, x: (np.zeros((2, 9)), np.full(2, 0.5)),
+                               discount=0.9)
+    out, _ = recurrent(None, jax.random.PRNGKey(1), np.array([0, 4]), states)
+    assert np.allclose(out.discount, -0.9) and np.allclose(out.value, 0.5)
 
 
 def test_a_run_can_start_from_a_saved_network(straight, tmp_path):

@@ -91,6 +91,10 @@ class Search(NamedTuple):
             lines that a search of few simulations never visits. The move played stays
             the search's: were blunders never played, self-play between two such players
             would end only by truncation, and the values would learn nothing.
+        discount: Worth of a result one ply later (1: a win is a win however late). Below
+            1 the value targets and the search's backups shrink by it every ply, so that
+            of two won positions the one nearer the win is worth more: a network whose
+            won positions are all worth +1 gives the search nothing that hurries it.
     """
 
     envs: int
@@ -105,9 +109,11 @@ class Search(NamedTuple):
     replay: int
     decisive: bool = False
     safe: bool = False
+    discount: float = 1.0
 
 
-def value_targets(reward: Any, done: Any, last: Any = None) -> tuple[Any, Any]:
+def value_targets(reward: Any, done: Any, last: Any = None,
+                  discount: float = 1.0) -> tuple[Any, Any]:
     """The value target of every ply of a window (plies first, games second) and whether
     it has one.
 
@@ -115,11 +121,12 @@ def value_targets(reward: Any, done: Any, last: Any = None) -> tuple[Any, Any]:
     is the mover's final reward: the reward of the ply that ended the game, with the sign
     changing every ply before it. Plies of games still going at the end of the window have
     a target only given ``last``, the value of each game's next position for its player to
-    move (bootstrapping, as n-step returns do); without it they train no value."""
+    move (bootstrapping, as n-step returns do); without it they train no value. Each ply
+    before the result multiplies it by ``discount`` (:attr:`Search.discount`)."""
     def back(carry: tuple[Any, Any], ply: tuple[Any, Any]) -> tuple[tuple[Any, Any], Any]:
         later, ended = carry
         reward, done = ply
-        target = jnp.where(done, reward, -later)
+        target = jnp.where(done, reward, -discount * later)
         ended = done | ended
         return (target, ended), (target, ended)
 
@@ -142,11 +149,11 @@ def without_blunders(weights: Any, safe: Any) -> Any:
 
 
 def make_recurrent(env: TrisEnv, network: Callable[[Any, Any], tuple[Any, Any]],
-                   decisive: bool = False) -> Callable[..., Any]:
+                   decisive: bool = False, discount: float = 1.0) -> Callable[..., Any]:
     """mctx's ``recurrent_fn`` over the JAX game's own ``step`` (the real rules as the
     model), with ``network(params, observations) -> (logits, values)``'s priors (masked to
     the legal actions) and its value (for the player to move) at the leaves; each move's
-    reward is the mover's, and the value changes sign every ply.
+    reward is the mover's, and the value changes sign (times ``discount``) every ply.
 
     With ``decisive``, a move after which the opponent can win at once (the game's
     ``winning_moves``) is scored as lost: reward -1 for its mover and discount 0, as if the
@@ -165,7 +172,7 @@ def make_recurrent(env: TrisEnv, network: Callable[[Any, Any], tuple[Any, Any]],
             reward = jnp.where(lost, -1.0, reward)
             over = over | lost
         return mctx.RecurrentFnOutput(
-            reward=reward, discount=jnp.where(over, 0.0, -1.0),
+            reward=reward, discount=jnp.where(over, 0.0, -discount),
             prior_logits=jnp.where(state.legal_action_mask, logits, -1e9),
             value=jnp.where(over, 0.0, value)), state
 
@@ -201,7 +208,7 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
     init, step = jax.vmap(env.init), jax.vmap(env.step)
     index = jnp.asarray(index)
     recurrent = make_recurrent(env, lambda params, x: forward(params, x, index, blocks),
-                               search.decisive)
+                               search.decisive, search.discount)
     winning = jax.vmap(env.winning_moves) if search.decisive else None
     blunders = jax.vmap(env.blunders) if search.safe else None
 
@@ -260,7 +267,7 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
         if search.bootstrap:
             last = jax.lax.stop_gradient(
                 forward(params, states.observation, index, blocks)[1])
-        target, ended = value_targets(samples.reward, samples.done, last)
+        target, ended = value_targets(samples.reward, samples.done, last, search.discount)
         new = jax.tree_util.tree_map(lambda x: x.reshape((size,) + x.shape[2:]),
                                      (samples, target, ended))
 

@@ -80,6 +80,7 @@ class Config:
     replay: int = setting(1, integer(1))                # iterations of plies kept to learn
     decisive: bool = setting(False, flag)               # the search sees wins in one
     safe: bool = setting(False, flag)                   # no blunder in the policy target
+    discount: float = setting(1.0, number(0, 1))        # a result's worth a ply later
     play_simulations: int = setting(0, integer(0))      # the saved networks' az budget
     learning_rate: float = setting(1e-3, number(0, strict=True))
     final_learning_rate: float = setting(1e-4, number(0, strict=True))  # cosine decay
@@ -202,7 +203,8 @@ class Run:
         games, replicated = game_sharding()
         search = Search(config.envs, config.steps, config.simulations, config.considered,
                         config.noise, config.alpha, config.batch, config.epochs,
-                        config.bootstrap, config.replay, config.decisive, config.safe)
+                        config.bootstrap, config.replay, config.decisive, config.safe,
+                        config.discount)
         self.state = (jax.device_put(params, replicated),
                       jax.device_put(optimiser.init(params), replicated),
                       jax.device_put(states, games), jax.device_put(key, replicated),
