@@ -12,12 +12,13 @@ not count, and the wall-clock rates are printed beside it.
 
 The column "rules core alone" bounds what any such environment can reach: the calls the
 vector env makes into the rules core in a round (``apply``, ``legal_mask``,
-``observation``, ... the outermost ones, the opponent's own included) are recorded and
-replayed on their own, with no environment around them; its "bound" is that rate over
-``SyncVectorEnv``'s, the speed-up of an environment whose machinery cost nothing. (The
-opponent's random draws are not replayed, so the bound is a little high.) ``--profile``
-prints instead the share of each environment's CPU time that ``cProfile`` finds in the
-rules core and the opponent's agent. Prints a Markdown table::
+``observation``, their batched ``observations`` and ``legal_masks``, ... the outermost
+ones, the opponent's own included) are recorded and replayed on their own, with no
+environment around them; its "bound" is that rate over ``SyncVectorEnv``'s, the speed-up
+of an environment whose machinery cost nothing. (The opponent's random draws are not
+replayed, so the bound is a little high.) ``--profile`` prints instead the share of each
+environment's CPU time that ``cProfile`` finds in the rules core and the opponent's agent.
+Prints a Markdown table::
 
     python benchmarks/vector_env.py --games tant_fant,tris2 --opponents random,greedy \\
         --num-envs 64 --steps 300 --rounds 5
@@ -43,7 +44,8 @@ TARGET = 3.0
 """The speed-up over ``SyncVectorEnv`` the vector env aims at with the random opponent."""
 
 CORE_METHODS = ("initial_state", "current_player", "legal_actions", "legal_mask", "apply",
-                "rewards", "chance_outcomes", "returns", "observation")
+                "rewards", "chance_outcomes", "returns", "observation", "observations",
+                "legal_masks")
 """The rules core's methods whose calls :func:`core_rate` records and replays."""
 
 

@@ -21,6 +21,26 @@ def test_random_playouts_keep_every_invariant(spec, options):
     assert finals
 
 
+@pytest.mark.parametrize("spec, options", CASES)
+def test_batched_views_are_the_single_views_stacked(spec, options):
+    """``observations`` and ``legal_masks`` (one pass over many states, Tris 2's own) give
+    what ``observation`` and ``legal_mask`` give state by state, terminal states included."""
+    game = spec.make(**options)
+    states: list = []
+    random_playouts(game, n_games=3, seed=5, check=lambda _, state: states.append(state),
+                    max_plies=80, notation_complete=history_free(options))
+    players = [k % 2 for k in range(len(states))]
+    observations = game.observations(states, players)
+    assert observations.dtype == np.int8
+    assert np.array_equal(observations, np.stack([game.observation(state, player)
+                                                  for state, player in zip(states, players)]))
+    masks = game.legal_masks(states)
+    assert masks.shape == (len(states), game.info.num_actions)
+    assert np.array_equal(masks, np.stack([game.legal_mask(state) for state in states]))
+    assert game.observations([], []).shape == (0,) + game.info.observation_shape
+    assert game.legal_masks([]).shape == (0, game.info.num_actions)
+
+
 @pytest.mark.parametrize("spec", SPECS)
 @settings(max_examples=40, deadline=None)
 @given(path=action_paths(max_len=60))

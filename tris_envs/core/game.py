@@ -183,6 +183,21 @@ class Game(ABC, Generic[S]):
     def observation(self, state: S, player: int) -> np.ndarray:
         """``int8`` array of shape ``info.observation_shape`` from ``player``'s view."""
 
+    def observations(self, states: Sequence[S], players: Sequence[int]) -> np.ndarray:
+        """The :meth:`observation` of each state from the player beside it, stacked into a
+        new ``int8`` array ``(len(states),) + info.observation_shape``. A game whose states
+        rarely repeat may build them in one pass."""
+        if not states:
+            return np.zeros((0,) + self.info.observation_shape, dtype=np.int8)
+        return np.stack([self.observation(s, p) for s, p in zip(states, players)])
+
+    def legal_masks(self, states: Sequence[S]) -> np.ndarray:
+        """The :meth:`legal_mask` of each state, stacked into a new array
+        ``(len(states), num_actions)`` of 0 and 1 (``int8`` or ``uint8``)."""
+        if not states:
+            return np.zeros((0, self.info.num_actions), dtype=np.int8)
+        return np.stack([self.legal_mask(s) for s in states])
+
     @abstractmethod
     def to_notation(self, state: S) -> str:
         """The position string of ``state`` (docs/games/<game>.md, "Position strings")."""

@@ -56,6 +56,14 @@ class LegalSets:
             self._by_actions[key] = mask
         return mask
 
+    def masks_from_bits(self, bits: Sequence[int]) -> np.ndarray:
+        """The masks of many sets given as integers (see :meth:`from_bits`), as one new
+        ``uint8`` array ``(len(bits), num_actions)``, built in one pass without the memo:
+        for positions that rarely repeat."""
+        packed = np.frombuffer(b"".join([b.to_bytes(self._bytes, "little") for b in bits]),
+                               np.uint8).reshape(len(bits), self._bytes)
+        return np.unpackbits(packed, axis=1, count=self.num_actions, bitorder="little")
+
     def from_bits(self, bits: int) -> tuple[tuple[int, ...], np.ndarray]:
         """The ascending actions and the shared read-only mask of a set given as an integer
         whose bit ``a`` is set for each legal action ``a``."""

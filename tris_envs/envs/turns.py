@@ -373,8 +373,9 @@ def _play_batch(batch: Sequence[tuple[Duel, int]]) -> None:
     """One move in each duel of ``batch``, whose opponents share a network or policy."""
     game = batch[0][0].game
     opponent = batch[0][0].opponent
-    observations = np.stack([game.observation(d.state, player) for d, player in batch])
-    masks = np.stack([game.legal_mask(d.state) for d, _ in batch]).astype(bool)
+    states = [duel.state for duel, _ in batch]
+    observations = game.observations(states, [player for _, player in batch])
+    masks = game.legal_masks(states).astype(bool)
     if opponent.batched is not None:
         actions = opponent.batched.act_batch(observations, masks)
         chosen = [checked_action(game, d.state, a) for (d, _), a in zip(batch, actions)]

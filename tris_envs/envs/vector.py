@@ -55,10 +55,13 @@ VIEW_MEMO = 65_536
 the states of the rules core are immutable and hashable, and a batch of games keeps
 meeting the same positions (every Tant Fant position fits)."""
 
-VIEW_TRIAL = 16_384
+VIEW_TRIAL = 2_048
 """Look-ups after which the memo of views is dropped if fewer than a quarter of them found
 their position in it: in a game whose positions rarely repeat (Tris 2, with its random
-starts) hashing and keeping the views costs more than it saves."""
+starts) hashing and keeping the views costs more than it saves, and the views are built
+for all games at once (:meth:`~tris_envs.core.game.Game.observations`). After 2,048
+look-ups (32 steps of 64 games against random) the memo had found 54% of Tant Fant's and
+40% of Tris 1's positions, none of Tris 2's and 2-4% of Doppia scelta's and Tritoc's."""
 
 
 class SingleAgentVectorEnv(VectorEnv):
@@ -318,9 +321,12 @@ class SingleAgentVectorEnv(VectorEnv):
         games = list(chosen)
         duels = [self.duels[k] for k in games]
         views = self._views
+        observations, masks = self._observations, self._masks
         if views is None:
-            found = [(game.observation(d.state, d.seat), game.legal_mask(d.state))
-                     for d in duels]
+            if games:
+                states = [duel.state for duel in duels]
+                observations[games] = game.observations(states, [d.seat for d in duels])
+                masks[games] = game.legal_masks(states)
         else:
             found = []
             for duel in duels:
@@ -334,10 +340,9 @@ class SingleAgentVectorEnv(VectorEnv):
                 found.append(view)
             if self._looked < VIEW_TRIAL:
                 self._judge_memo(len(games))
-        observations, masks = self._observations, self._masks
-        if games:
-            observations[games] = [view[0] for view in found]
-            masks[games] = [view[1] for view in found]
+            if games:
+                observations[games] = [view[0] for view in found]
+                masks[games] = [view[1] for view in found]
         over = [k for k, duel in zip(games, duels) if duel.terminated or duel.truncated]
         masks[over] = False
         rows = np.zeros(n, dtype=bool)

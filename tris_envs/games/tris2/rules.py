@@ -23,7 +23,7 @@ Actions: roll ``f*4 + d`` (0..323) for frame cell ``f = r*9 + c`` and direction 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -154,6 +154,11 @@ class Tris2(Game[Tris2State]):
         """Read-only ``int8`` vector of length 378, 1 for each legal action, shared by the
         states with the same action bit mask (``state.legal``)."""
         return self.legal_sets.from_bits(state.legal)[1]
+
+    def legal_masks(self, states: Sequence[Tris2State]) -> np.ndarray:
+        """:meth:`Game.legal_masks` in one pass over the action bit masks, without the memo
+        (positions rarely repeat)."""
+        return self.legal_sets.masks_from_bits([state.legal for state in states])
 
     def random_playout(self, state: Tris2State, uniform: Callable[[], float],
                        max_plies: int) -> tuple[float, float]:
@@ -339,6 +344,17 @@ class Tris2(Game[Tris2State]):
         if state.last >= 0:
             obs[state.last >> 2, LAST_PLANE] = 1
         return obs.reshape(OBSERVATION_SHAPE)
+
+    def observations(self, states: Sequence[Tris2State], players: Sequence[int]
+                     ) -> np.ndarray:
+        """:meth:`Game.observations` in one pass: the boards' bytes joined, one table
+        look-up, then the last-move plane."""
+        boards = np.frombuffer(b"".join([state.board for state in states]), dtype=np.uint8)
+        obs = PLANES.take(boards, axis=0).reshape(len(states), FRAME * FRAME, PLANES.shape[1])
+        for row, state in enumerate(states):
+            if state.last >= 0:
+                obs[row, state.last >> 2, LAST_PLANE] = 1
+        return obs.reshape((len(states),) + OBSERVATION_SHAPE)
 
     def action_to_string(self, state: Tris2State, action: int) -> str:
         if not 0 <= action < NUM_ACTIONS:
