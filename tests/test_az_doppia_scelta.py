@@ -1,5 +1,5 @@
-"""The shipped Doppia scelta networks (tris_envs/checkpoints/az_doppia_scelta.npz, the
-shipped config az_doppia_scelta, and the shared_goal scheme's own): every scheme is played
+"""The shipped Doppia scelta networks (tris_envs/checkpoints/az_doppia_scelta.npz, the shipped
+config az_doppia_scelta, and the shared_goal and swap schemes' own): every scheme is played
 with its search budget, and the issue's targets on 100 boards never seen in training as slow
 tests (figures in docs/results.md; the one missed is a strict expected failure)."""
 
@@ -17,7 +17,7 @@ BUDGET = 1600
 
 
 @pytest.mark.parametrize("scheme, name", [
-    ("crossing", "az_doppia_scelta.npz"), ("swap", "az_doppia_scelta.npz"),
+    ("crossing", "az_doppia_scelta.npz"), ("swap", "az_doppia_scelta__scheme=swap.npz"),
     ("shared_goal", "az_doppia_scelta__scheme=shared_goal.npz")])
 def test_the_shipped_network_plays_every_scheme_with_its_budget(scheme, name):
     from tris_envs.agents.az_network import load
@@ -55,8 +55,9 @@ def test_az_keeps_98_percent_of_the_solvers_values(az_against_the_solver):
 
 
 @pytest.mark.slow
-def test_the_shared_goal_network_keeps_98_percent_of_the_solvers_values():
-    _, moves = against_the_solver(scheme="shared_goal")
+@pytest.mark.parametrize("scheme", ["shared_goal", "swap"])
+def test_each_schemes_network_keeps_98_percent_of_the_solvers_values(scheme):
+    _, moves = against_the_solver(scheme=scheme)
     assert moves.value_keeping_rate >= 0.98
 
 
