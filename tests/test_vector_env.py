@@ -68,6 +68,24 @@ def test_views_without_their_memo(monkeypatch, mode):
     assert steps_as_sync_vector_env("tris2 random", mode)._views is None
 
 
+def test_views_through_a_full_memo(monkeypatch):
+    """A memo that fills up is emptied and refilled (its tables grown first), and the steps
+    stay SyncVectorEnv's."""
+    monkeypatch.setattr(vector, "VIEW_MEMO", 40)
+    sizes = []
+    look_up = vector.ViewMemo.look_up
+
+    def looking(memo, duels):
+        rows = look_up(memo, duels)
+        sizes.append(len(memo))
+        assert memo.observations.shape[0] <= 40 and max(rows) < len(memo)
+        return rows
+
+    monkeypatch.setattr(vector.ViewMemo, "look_up", looking)
+    steps_as_sync_vector_env("tant_fant greedy truncated", AutoresetMode.NEXT_STEP)
+    assert max(sizes) > 34 and any(b < a for a, b in zip(sizes, sizes[1:]))   # emptied
+
+
 def steps_as_sync_vector_env(case: str, mode: AutoresetMode) -> SingleAgentVectorEnv:
     """Step the vector env and SyncVectorEnv of ``case`` together, checking every step;
     returns the vector env."""

@@ -64,6 +64,44 @@ look-ups (32 steps of 64 games against random) the memo had found 54% of Tant Fa
 40% of Tris 1's positions, none of Tris 2's and 2-4% of Doppia scelta's and Tritoc's."""
 
 
+class ViewMemo:
+    """The learner's views (observation and mask) of positions met before, as rows of two
+    arrays that grow as needed: a batch's views are gathered in one indexing operation.
+    Emptied when it would pass :data:`VIEW_MEMO` positions."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.rows: dict[tuple[Any, int], int] = {}
+        self.observations = np.zeros((0, *game.info.observation_shape), dtype=np.int8)
+        self.masks = np.zeros((0, game.info.num_actions), dtype=bool)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def look_up(self, duels: Sequence[Duel]) -> np.ndarray:
+        """The row of each duel's current view, computing the views not yet kept."""
+        rows = self.rows
+        if len(rows) + len(duels) > VIEW_MEMO:
+            rows.clear()
+        found = np.empty(len(duels), dtype=np.intp)
+        for i, duel in enumerate(duels):
+            key = (duel.state, duel.seat)
+            row = rows.get(key)
+            if row is None:
+                row = rows[key] = len(rows)
+                if row == len(self.observations):
+                    self._grow()
+                self.observations[row] = self.game.observation(duel.state, duel.seat)
+                self.masks[row] = self.game.legal_mask(duel.state)
+            found[i] = row
+        return found
+
+    def _grow(self) -> None:
+        size = min(max(2 * len(self.observations), 1024), VIEW_MEMO)
+        self.observations = np.resize(self.observations, (size, *self.observations.shape[1:]))
+        self.masks = np.resize(self.masks, (size, self.masks.shape[1]))
+
+
 class SingleAgentVectorEnv(VectorEnv):
     """``num_envs`` games of the learner against an opponent, as one Gymnasium ``VectorEnv``.
 
@@ -154,7 +192,7 @@ class SingleAgentVectorEnv(VectorEnv):
         self._rows = np.arange(num_envs)
         self._observations = np.zeros((num_envs, *info.observation_shape), dtype=np.int8)
         self._ended = np.ones(num_envs, dtype=bool)   # waiting for a reset
-        self._views: dict[tuple[Any, int], tuple[np.ndarray, np.ndarray]] | None = {}
+        self._views: ViewMemo | None = ViewMemo(self.game)
         self._looked = 0   # look-ups in the memo of views until it is judged
         self._started = False
         self.closed = False
@@ -327,22 +365,12 @@ class SingleAgentVectorEnv(VectorEnv):
                 states = [duel.state for duel in duels]
                 observations[games] = game.observations(states, [d.seat for d in duels])
                 masks[games] = game.legal_masks(states)
-        else:
-            found = []
-            for duel in duels:
-                key = (duel.state, duel.seat)
-                view = views.get(key)
-                if view is None:
-                    if len(views) >= VIEW_MEMO:
-                        views.clear()
-                    view = views[key] = (game.observation(duel.state, duel.seat),
-                                         game.legal_mask(duel.state))
-                found.append(view)
+        elif games:
+            found = views.look_up(duels)
+            observations[games] = views.observations[found]
+            masks[games] = views.masks[found]
             if self._looked < VIEW_TRIAL:
                 self._judge_memo(len(games))
-            if games:
-                observations[games] = [view[0] for view in found]
-                masks[games] = [view[1] for view in found]
         over = [k for k, duel in zip(games, duels) if duel.terminated or duel.truncated]
         masks[over] = False
         rows = np.zeros(n, dtype=bool)
@@ -365,7 +393,7 @@ class SingleAgentVectorEnv(VectorEnv):
         quarter of them found their position in it (a game whose positions rarely repeat,
         such as Tris 2: hashing and keeping its views costs more than it saves)."""
         self._looked += looked
-        if self._looked >= VIEW_TRIAL and len(cast(dict, self._views)) > 0.75 * self._looked:
+        if self._looked >= VIEW_TRIAL and len(cast(ViewMemo, self._views)) > 0.75 * self._looked:
             self._views = None
 
     def action_masks(self) -> np.ndarray:
