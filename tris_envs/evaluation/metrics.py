@@ -189,7 +189,8 @@ def _lengths(lengths: Counter[int], shown: int = 4) -> str:
     then how many other games there are and the range of their lengths."""
     common = sorted(lengths.most_common(shown))
     text = ", ".join(f"{moves} ({count})" for moves, count in common)
-    rest = [moves for moves in lengths.elements() if moves not in dict(common)]
+    shown_lengths = {moves for moves, _ in common}
+    rest = [moves for moves in lengths.elements() if moves not in shown_lengths]
     if rest:
         text += f" and {len(rest)} more at {min(rest)}-{max(rest)}"
     return text
