@@ -59,21 +59,29 @@ VIEW_TRIAL = 2_048
 """Look-ups after which the memo of views is dropped if fewer than a quarter of them found
 their position in it: in a game whose positions rarely repeat (Tris 2, with its random
 starts) hashing and keeping the views costs more than it saves, and the views are built
-for all games at once (:meth:`~tris_envs.core.game.Game.observations`). After 2,048
-look-ups (32 steps of 64 games against random) the memo had found 54% of Tant Fant's and
-40% of Tris 1's positions, none of Tris 2's and 2-4% of Doppia scelta's and Tritoc's."""
+for all games at once (:meth:`~tris_envs.core.game.Game.observations`). 2,048 look-ups
+are 32 steps of 64 games: enough to tell Tant Fant and Tris 1, whose positions repeat,
+from Tris 2, Doppia scelta and Tritoc, whose positions almost never do."""
 
 
 class ViewMemo:
     """The learner's views (observation and mask) of positions met before, as rows of two
     arrays that grow as needed: a batch's views are gathered in one indexing operation.
-    Emptied when it would pass :data:`VIEW_MEMO` positions."""
+    Emptied when it would pass :data:`VIEW_MEMO` positions.
+
+    Attributes:
+        looked: Look-ups counted until the trial's :data:`VIEW_TRIAL`.
+        useless: Set when the trial ends with fewer than a quarter of its look-ups having
+            found their position: the owner should drop the memo.
+    """
 
     def __init__(self, game: Game) -> None:
         self.game = game
         self.rows: dict[tuple[Any, int], int] = {}
         self.observations = np.zeros((0, *game.info.observation_shape), dtype=np.int8)
         self.masks = np.zeros((0, game.info.num_actions), dtype=bool)
+        self.looked = 0
+        self.useless = False
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -94,6 +102,9 @@ class ViewMemo:
                 self.observations[row] = self.game.observation(duel.state, duel.seat)
                 self.masks[row] = self.game.legal_mask(duel.state)
             found[i] = row
+        if self.looked < VIEW_TRIAL:
+            self.looked += len(duels)
+            self.useless = self.looked >= VIEW_TRIAL and len(rows) > 0.75 * self.looked
         return found
 
     def _grow(self) -> None:
@@ -193,7 +204,6 @@ class SingleAgentVectorEnv(VectorEnv):
         self._observations = np.zeros((num_envs, *info.observation_shape), dtype=np.int8)
         self._ended = np.ones(num_envs, dtype=bool)   # waiting for a reset
         self._views: ViewMemo | None = ViewMemo(self.game)
-        self._looked = 0   # look-ups in the memo of views until it is judged
         self._started = False
         self.closed = False
 
@@ -369,8 +379,8 @@ class SingleAgentVectorEnv(VectorEnv):
             found = views.look_up(duels)
             observations[games] = views.observations[found]
             masks[games] = views.masks[found]
-            if self._looked < VIEW_TRIAL:
-                self._judge_memo(len(games))
+            if views.useless:
+                self._views = None
         over = [k for k, duel in zip(games, duels) if duel.terminated or duel.truncated]
         masks[over] = False
         rows = np.zeros(n, dtype=bool)
@@ -387,14 +397,6 @@ class SingleAgentVectorEnv(VectorEnv):
             flags[illegal] = True
             infos["illegal_action"], infos["_illegal_action"] = flags, flags.copy()
         return observations.copy()
-
-    def _judge_memo(self, looked: int) -> None:
-        """After :data:`VIEW_TRIAL` look-ups, drop the memo of views if fewer than a
-        quarter of them found their position in it (a game whose positions rarely repeat,
-        such as Tris 2: hashing and keeping its views costs more than it saves)."""
-        self._looked += looked
-        if self._looked >= VIEW_TRIAL and len(cast(ViewMemo, self._views)) > 0.75 * self._looked:
-            self._views = None
 
     def action_masks(self) -> np.ndarray:
         """``bool`` array ``(num_envs, num_actions)`` of the learner's legal actions now
