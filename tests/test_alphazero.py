@@ -144,6 +144,34 @@ def test_a_networks_own_search_budget_plays_unless_one_is_asked_for(tmp_path):
     assert make_agent(f"az:{deep_path}").name == f"az:{deep_path}"
 
 
+def test_a_networks_discount_is_its_searchs_unless_one_is_asked_for(tmp_path, monkeypatch):
+    """``NetConfig.discount`` (the learner's ``discount``) is saved in the header when below
+    1, and the ``az`` agents' search backs up with it."""
+    from tris_envs.agents import az
+    from tris_envs.agents.mcts import MCTSAgent
+
+    game, state = start(GAMES["tris1"])
+    plain = Network(game, NetConfig("tris1", {}, 4, 1), rng=np.random.default_rng(0))
+    with np.load(save(plain, tmp_path / "plain.npz")) as data:
+        assert "discount" not in str(data["__config__"])
+    path = save(Network(game, NetConfig("tris1", {}, 4, 1, discount=0.95), plain.weights),
+                tmp_path / "discounted.npz")
+    assert load(path, game).config.discount == 0.95
+    used = []
+
+    class Spy(MCTSAgent):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            used.append(self.discount)
+
+    monkeypatch.setattr(az, "MCTSAgent", Spy)
+    for network, discount, expected in ((tmp_path / "plain.npz", None, 1.0),
+                                        (path, None, 0.95), (path, 0.5, 0.5)):
+        az.AZAgent(network, simulations=4, discount=discount,
+                   rng=np.random.default_rng(0)).act(game, state)
+        assert used[-1] == expected
+
+
 def test_az_without_a_shipped_network_says_so(monkeypatch, tmp_path):
     from tris_envs.agents import make_agent
 

@@ -27,6 +27,61 @@ def test_decisive_check_proves_new_nodes_at_once():
     assert losing and all(c.proven == -1 and c.depth == 1 for c in losing)
 
 
+def test_a_discount_shrinks_each_return_once_per_move_between_leaf_and_node():
+    from tris_envs.agents.mcts import MCTSNode
+
+    game = make_game("tris1")
+    start = game.from_notation("XX./OO./...")
+    for discount, worth in ((1.0, (1.0, 1.0, 1.0)), (0.5, (0.25, 0.5, 1.0))):
+        root = MCTSNode(game, start, None, 0)
+        child = MCTSNode(game, game.apply(start, 6), 6, 0)
+        grandchild = MCTSNode(game, game.apply(child.state, 8), 8, 1)
+        MCTSAgent(10, discount=discount).backup([root, child, grandchild], (-0.8, 0.8))
+        assert [n.total for n in (root, child, grandchild)] == pytest.approx(
+            [-0.8 * worth[0], -0.8 * worth[1], 0.8 * worth[2]])
+        assert all(n.visits == 1 for n in (root, child, grandchild))
+    # a proven leaf's result lies its proof's depth below it
+    root = MCTSNode(game, start, None, 0)
+    lost = MCTSNode(game, game.apply(start, 6), 6, 0)
+    lost.proven, lost.depth = -1, 1
+    MCTSAgent(10, discount=0.5).backup([root, lost], (-1.0, 1.0))
+    assert (root.total, lost.total) == (-0.25, -0.5)
+
+
+def test_a_search_with_the_values_discount_finds_the_shortest_wins_more_often():
+    """Values discounted as a network trained with a discount learns them (the solver's,
+    times 0.9 per ply to the end): on won Tant Fant positions with a slower way to win
+    too, the search that backs up with the same discount plays a shortest win more often
+    than the undiscounted one."""
+    game = make_game("tant_fant")
+    solution = solve(game, game.initial_state(np.random.default_rng(0)))
+
+    class Discounted(CountingEvaluator):
+        def evaluate(self, game, states):
+            out = []
+            for state, (returns, priors) in zip(states, super().evaluate(game, states)):
+                worth = 0.9 ** solution.plies[solution.row(state)]
+                out.append(((returns[0] * worth, returns[1] * worth), priors))
+            return out
+
+    won = [state for i, state in enumerate(solution.states) if solution.movers[i] >= 0
+           and solution.value(state, solution.movers[i]) == 1 and 5 <= solution.plies[i] <= 15
+           and len(solution.best_actions(state)) < len(solution.optimal_actions(state))]
+    shortest = {}
+    for discount in (1.0, 0.9):
+        shortest[discount] = sum(
+            MCTSAgent(100, rng=np.random.default_rng(1), evaluator=Discounted(solution),
+                      discount=discount).act(game, state) in solution.best_actions(state)
+            for state in won)
+    assert len(won) > 50 and shortest[0.9] > shortest[1.0]
+
+
+@pytest.mark.parametrize("discount", [0, 1.5, -0.1, True, "0.9"])
+def test_bad_discounts_are_refused(discount):
+    with pytest.raises(ValueError, match="discount"):
+        MCTSAgent(10, discount=discount)
+
+
 class CountingEvaluator:
     """Uniform priors and exact values from the solver (or zero), counting its calls."""
 

@@ -117,6 +117,10 @@ class AZAgent:
             to move can win at once (``mcts:...:decisive``'s check). ``None`` (default): as
             the network's header says (:attr:`NetConfig.decisive`: on for a network
             trained with the check, off for the others).
+        discount: The search's discount of a return per move (see "Discount" in
+            :mod:`tris_envs.agents.mcts`); ``None`` (default): the network's
+            (:attr:`NetConfig.discount`, the learner's ``discount``: 1 unless it was trained
+            with one).
 
     Raises:
         ValueError: a negative budget, or a ``batch_size`` that is not a positive
@@ -128,7 +132,7 @@ class AZAgent:
                  simulations: int | None = None,
                  rng: np.random.Generator | None = None,
                  exploration: float = EXPLORATION, batch_size: int = BATCH_SIZE,
-                 decisive: bool | None = None) -> None:
+                 decisive: bool | None = None, discount: float | None = None) -> None:
         if simulations is not None and (isinstance(simulations, bool)
                                         or not isinstance(simulations, int) or simulations < 0):
             raise ValueError(f"az simulations {simulations!r} must be an integer >= 0")
@@ -144,6 +148,7 @@ class AZAgent:
         self.exploration = exploration
         self.batch_size = batch_size
         self.decisive = decisive
+        self.discount = discount
         source = ("" if network is None else
                   f":{network}" if not isinstance(network, Network) else ":<network>")
         budget = ("" if simulations is None or simulations == DEFAULT_SIMULATIONS and not source
@@ -192,5 +197,6 @@ class AZAgent:
             return int(np.argmax(probabilities[0]))
         search = MCTSAgent(simulations, rng=self.rng, exploration=self.exploration,
                            evaluator=NetworkEvaluator(network), batch_size=self.batch_size,
-                           decisive=decisive)
+                           decisive=decisive, discount=network.config.discount
+                           if self.discount is None else self.discount)
         return search.act(game, state)

@@ -56,6 +56,10 @@ class NetConfig:
             ``az:<path>``); 0: :data:`~tris_envs.agents.az.DEFAULT_SIMULATIONS`. For a game
             whose network needs a deeper search to play well (``play_simulations`` in the
             learner's config). Saved in the header only when set.
+        discount: The learner's ``discount``: the network's values are worth of results
+            discounted by it every move, and the ``az`` agents' search backs up with the
+            same discount (:class:`~tris_envs.agents.mcts.MCTSAgent`'s ``discount``).
+            Saved in the header only when below 1.
     """
 
     game: str
@@ -64,6 +68,7 @@ class NetConfig:
     blocks: int = 3
     decisive: bool = False
     simulations: int = 0
+    discount: float = 1.0
 
     def shapes(self, game: Game) -> dict[str, tuple[int, ...]]:
         """Name -> shape of every parameter."""
@@ -181,6 +186,8 @@ def save(network: Network, path: str | Path) -> Path:
         header["decisive"] = True
     if network.config.simulations:
         header["simulations"] = network.config.simulations
+    if network.config.discount != 1.0:
+        header["discount"] = network.config.discount
     arrays: dict[str, Any] = {"__config__": np.array(json.dumps(header, default=repr)),
                               **network.weights}
     with path.open("wb") as file:
@@ -215,7 +222,8 @@ def load(path: str | Path, game: Game) -> Network:
         cells = int(np.prod(game.info.observation_shape[:2]))
         weights["value.w1"] = np.tile(weights["value.w1"], (cells, 1)) / cells
     config = NetConfig(header["game"], header["options"], header["width"], header["blocks"],
-                       bool(header.get("decisive", False)), int(header.get("simulations", 0)))
+                       bool(header.get("decisive", False)), int(header.get("simulations", 0)),
+                       float(header.get("discount", 1.0)))
     return Network(game, config, weights)
 
 

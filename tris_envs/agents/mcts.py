@@ -53,6 +53,15 @@ the search passes through a new chance node to a player node before evaluating.
 :meth:`MCTSAgent.select_leaf` and :meth:`MCTSAgent.backup` split a simulation in two so that
 several leaves can be evaluated in one network call (below).
 
+**Discount** (``discount=g`` below 1): a return reached ``k`` player moves below a node
+(a rollout's or an evaluation's at the leaf, a proven result ``depth`` moves below a proven
+leaf) adds ``g ** k`` times itself to that node's total, so that of two ways to the same
+result the shorter is worth more: a won position near its win is worth more than one far
+from it, and a lost one further from its loss. Chance outcomes count no move. Proofs and
+the choice between proven moves are unchanged. A network trained with the learner's
+``discount`` learns values discounted the same way; the ``az`` agents play it with its
+discount (:attr:`~tris_envs.agents.az_network.NetConfig.discount`).
+
 **Batched leaves** (``batch_size=B`` with an evaluator, the ``az`` agents' default): one
 search gathers up to ``B`` new leaves per evaluator call, as AlphaZero implementations do.
 Each descent leaves a *virtual loss* on its path (a visit and a return of -1 for each node's
@@ -182,6 +191,8 @@ class MCTSAgent:
             bound" above).
         batch_size: New leaves evaluated per evaluator call, gathered with virtual losses
             (see "Batched leaves" above); more than 1 needs an evaluator.
+        discount: Worth of a return one move later (see "Discount" above); 1, the
+            default, backs up every return as it is.
 
     Attributes:
         name: ``"mcts:<simulations>"``, or ``"mcts:<seconds>s"`` with a time budget (and
@@ -200,7 +211,8 @@ class MCTSAgent:
                  exploration: float = 1.4, rng: np.random.Generator | None = None,
                  decisive: bool = False, evaluator: Evaluator | None = None,
                  root_noise: tuple[float, float] | None = None,
-                 max_nodes: int = MAX_NODES, batch_size: int = 1) -> None:
+                 max_nodes: int = MAX_NODES, batch_size: int = 1,
+                 discount: float = 1.0) -> None:
         if simulations is None and time_budget is None:
             raise ValueError("MCTSAgent needs a limit: simulations, time_budget or both")
         if simulations is not None and (isinstance(simulations, bool)
@@ -223,6 +235,9 @@ class MCTSAgent:
                              "seconds")
         if not (isinstance(exploration, (int, float)) and exploration >= 0):
             raise ValueError(f"exploration={brief(exploration)} must be a number >= 0")
+        if (isinstance(discount, bool) or not isinstance(discount, (int, float))
+                or not 0 < discount <= 1):
+            raise ValueError(f"discount={brief(discount)} must be a number in (0, 1]")
         self.simulations = None if simulations is None else int(simulations)
         self.time_budget = None if time_budget is None else float(time_budget)
         self.exploration = float(exploration)
@@ -234,6 +249,7 @@ class MCTSAgent:
         self.root_noise = root_noise
         self.max_nodes = int(max_nodes)
         self.batch_size = int(batch_size)
+        self.discount = float(discount)
         self.last_simulations = 0
         self.last_nodes = 0
         self._nodes = 0
@@ -416,10 +432,21 @@ class MCTSAgent:
         return path, ret
 
     def backup(self, path: list[MCTSNode], ret: tuple[float, float]) -> None:
-        """Add the returns ``ret`` to every node of ``path``; prove what they now prove."""
-        for n in path:
-            n.visits += 1
-            n.total += ret[n.owner]
+        """Add the returns ``ret`` of the last node of ``path`` to every node of the path
+        (times ``discount`` for every move between them); prove what they now prove."""
+        if self.discount == 1.0:
+            for n in path:
+                n.visits += 1
+                n.total += ret[n.owner]
+        else:
+            leaf = path[-1]
+            worth = self.discount ** leaf.depth if leaf.proven else 1.0
+            for i in range(len(path) - 1, -1, -1):
+                n = path[i]
+                n.visits += 1
+                n.total += worth * ret[n.owner]
+                if i and path[i - 1].player >= 0:
+                    worth *= self.discount
         if path[-1].proven is not None:
             for n in reversed(path[:-1]):
                 if not self._prove(n):

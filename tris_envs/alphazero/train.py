@@ -188,7 +188,7 @@ class Run:
             raise ValueError(f"envs={config.envs} must be a multiple of the {devices} "
                              "devices the games are sharded over")
         self.net_config = NetConfig(config.game, config.options, config.width, config.blocks,
-                                    config.decisive, config.play_simulations)
+                                    config.decisive, config.play_simulations, config.discount)
         rng = np.random.default_rng(config.seed)
         params = params_of(load(config.init, self.game) if config.init else
                            Network(self.game, self.net_config, rng=rng))
