@@ -61,14 +61,16 @@ def test_two_iterations_of_every_game_save_a_network_the_az_agents_play(name, tm
     from tris_envs.evaluation import play_match
 
     options = {"max_moves": 24} if name != "tris2" else {"max_moves": 24, "max_side": 4}
-    final = train(tiny(name, iterations=2, options=options, play_simulations=3), tmp_path,
-                  quiet=True)
+    discount = 0.9 if name == "doppia_scelta" else 1.0
+    final = train(tiny(name, iterations=2, options=options, play_simulations=3,
+                       discount=discount), tmp_path, quiet=True)
     assert {"final.npz", "net_2.npz", "resume.npz", "progress.csv", "config.json",
             "learning_curve.png"} <= {p.name for p in tmp_path.iterdir()}
     rows = progress(tmp_path)
     assert [row["iteration"] for row in rows] == ["1", "2"] and rows[1]["vs random"]
     game = GAMES[name].make(**options)
-    assert (load(final, game).config.width, load(final, game).config.simulations) == (4, 3)
+    header = load(final, game).config
+    assert (header.width, header.simulations, header.discount) == (4, 3, discount)
     for spec in (f"az:{final}:0", f"az:{final}"):
         assert play_match(game, make_agent(spec), "random", n_games=2, seed=0).n_games == 2
 
@@ -186,8 +188,33 @@ def test_every_shipped_network_was_trained_with_its_config(path):
     game = GAMES[config.game].make(**config.options)
     header = load(SHIPPED_DIR / f"{path.stem}.npz", game).config
     assert (header.game, header.options, header.width, header.blocks, header.decisive,
-            header.simulations) == (config.game, config.options, config.width,
-                                    config.blocks, config.decisive, config.play_simulations)
+            header.simulations, header.discount) == (
+        config.game, config.options, config.width, config.blocks, config.decisive,
+        config.play_simulations, config.discount)
+
+
+def test_tritocs_second_stage_trains_on_the_first_stages_network(tmp_path, monkeypatch):
+    """The shipped Tritoc network comes from two configs: ``az_tritoc`` (``--out
+    runs/tritoc``), then ``tritoc_finetune``, which starts from that run's final network
+    with twice the self-play search, under no time budget."""
+    from tris_envs.agents.az_network import NetConfig, Network, save
+
+    first = load_config(config_file("az_tritoc"), {})
+    game = GAMES["tritoc"].make()
+    (tmp_path / "runs" / "tritoc").mkdir(parents=True)
+    save(Network(game, NetConfig("tritoc", {}, first.width, first.blocks)),
+         tmp_path / "runs" / "tritoc" / "final.npz")
+    monkeypatch.chdir(tmp_path)
+    second = load_config(config_file("tritoc_finetune"), {})
+    assert second.init == "runs/tritoc/final.npz" and second.minutes == 0
+    assert (second.simulations, first.simulations) == (32, 16)
+    assert dataclasses.replace(second, init="", simulations=16, iterations=first.iterations,
+                               learning_rate=first.learning_rate, checkpoint_every=10,
+                               final_learning_rate=first.final_learning_rate,
+                               minutes=first.minutes) == first
+    header = load(SHIPPED_DIR / "az_tritoc.npz", game).config
+    assert (header.width, header.blocks, header.simulations) == (second.width, second.blocks,
+                                                                 second.play_simulations)
 
 
 def test_the_candidate_networks_match_their_configs():
@@ -200,8 +227,8 @@ def test_the_candidate_networks_match_their_configs():
         config = load_config(path, {})
         game = GAMES[config.game].make(**config.options)
         header = load(path.with_suffix(".npz"), game).config
-        assert (header.game, header.width, header.blocks) == (config.game, config.width,
-                                                              config.blocks)
+        assert (header.game, header.width, header.blocks, header.discount) == (
+            config.game, config.width, config.blocks, config.discount)
 
 
 @pytest.mark.parametrize("arguments, message", [
