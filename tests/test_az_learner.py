@@ -140,7 +140,8 @@ def test_config_takes_a_shipped_name_or_a_path(tmp_path):
     assert config_file(str(mine)) == mine
     assert config_file("other/dir/run.toml") == Path("other/dir/run.toml")
     assert config_file(None) is None
-    with pytest.raises(ValueError, match=r"\(have: az_doppia_scelta, .*, az_tant_fant, .*demo\)"):
+    with pytest.raises(ValueError, match=r"\(have: az_doppia_scelta, .*, az_tant_fant, .*demo, "
+                       r"tritoc_finetune\)"):
         config_file("tant_fant")
 
 
