@@ -195,8 +195,8 @@ class AZAgent:
         if simulations == 0:
             probabilities, _ = network.evaluate([state])
             return int(np.argmax(probabilities[0]))
+        discount = network.config.discount if self.discount is None else self.discount
         search = MCTSAgent(simulations, rng=self.rng, exploration=self.exploration,
                            evaluator=NetworkEvaluator(network), batch_size=self.batch_size,
-                           decisive=decisive, discount=network.config.discount
-                           if self.discount is None else self.discount)
+                           decisive=decisive, discount=discount)
         return search.act(game, state)
