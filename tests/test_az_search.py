@@ -287,15 +287,18 @@ def test_batches_need_an_evaluator():
 
 # ----- the bench row ------------------------------------------------------------------------
 def test_bench_times_az_moves():
-    seconds, cpu, simulations = az_seconds_per_move(6, 4, moves=3, seed=0, width=4, blocks=1)
-    assert seconds > 0 and cpu >= 0 and 1 <= simulations <= 6
+    for tactics in (False, True):
+        seconds, cpu, simulations = az_seconds_per_move(6, 4, moves=3, seed=0, width=4,
+                                                        blocks=1, tactics=tactics)
+        assert seconds > 0 and cpu >= 0 and 1 <= simulations <= 6
 
 
-def test_bench_report_has_both_rows(monkeypatch):
+def test_bench_report_has_its_three_rows(monkeypatch):
     import tris_envs.benchmark as bench
 
     monkeypatch.setattr(bench, "AZ_CASE", ("tris2", 4, 1, 5, 0.1))
     lines = az_report(rounds=1, moves=2)
     assert lines[1].startswith("az:5 on tris2, a random network of width 4 and 1 blocks")
     assert lines[5].startswith("| 1 |") and lines[6].startswith(f"| {BATCH_SIZE} (default) |")
-    assert lines[5].endswith("met |") and lines[6].endswith("met |")
+    assert lines[7].startswith(f"| {BATCH_SIZE} (default), tactics planes |")
+    assert all(line.endswith("met |") for line in lines[5:8]) and len(lines) == 8

@@ -56,8 +56,7 @@ class NetworkEvaluator:
             return []
         players = [game.current_player(state) for state in states]
         legal = [game.legal_actions(state) for state in states]
-        logits, values = self.network(np.stack([game.observation(state, player)
-                                                for state, player in zip(states, players)]))
+        logits, values = self.network(self.network.inputs(states))
         sizes = np.fromiter(map(len, legal), dtype=np.intp, count=len(legal))
         starts = np.zeros(len(legal), dtype=np.intp)
         np.cumsum(sizes[:-1], out=starts[1:])

@@ -23,9 +23,9 @@ from __future__ import annotations
 import json
 import zipfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -37,6 +37,18 @@ FORMAT = 2
 """Version of the ``.npz`` layout. Format 1's value head read the mean over the cells
 (``value.w1`` of shape ``(width, width)``); :func:`load` turns it into format 2's, which
 reads every cell (``(H * W * width, width)``), with the same outputs."""
+
+
+@runtime_checkable
+class Tactical(Protocol):
+    """A game whose rules core gives each position's one-move tactics (Tris 2), what a
+    network with :attr:`NetConfig.tactics` reads."""
+
+    def tactical_moves(self, state: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(wins, handovers)``: ``bool`` vectors over the actions, the legal moves after
+        which the player to move has won, and those after which the opponent can win at
+        once."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -60,6 +72,11 @@ class NetConfig:
             discounted by it every move, and the ``az`` agents' search backs up with the
             same discount (:class:`~tris_envs.agents.mcts.MCTSAgent`'s ``discount``).
             Saved in the header only when below 1.
+        tactics: The input has two more groups of planes laid out as the policy head's cell
+            maps: the legal moves after which the player to move has won, and those after
+            which the opponent can win at once (the game's ``tactical_moves``; Tris 2 only).
+            The network sees its one-move tactics instead of having to learn them (as
+            AlphaGo's input had ladder features). Saved in the header only when true.
     """
 
     game: str
@@ -69,13 +86,20 @@ class NetConfig:
     decisive: bool = False
     simulations: int = 0
     discount: float = 1.0
+    tactics: bool = False
+
+    def input_planes(self, game: Game) -> int:
+        """Channels of the network's input: the observation's, and with :attr:`tactics`
+        twice the policy head's cell maps."""
+        planes = game.info.observation_shape[2]
+        return planes + 2 * game_spec(self.game).policy.cell_channels * self.tactics
 
     def shapes(self, game: Game) -> dict[str, tuple[int, ...]]:
         """Name -> shape of every parameter."""
-        height, width, planes = game.info.observation_shape
+        height, width, _ = game.info.observation_shape
         layout = game_spec(self.game).policy
         f = self.width
-        shapes = {"stem.w": (3, 3, planes, f), "stem.b": (f,)}
+        shapes = {"stem.w": (3, 3, self.input_planes(game), f), "stem.b": (f,)}
         for i in range(self.blocks):
             shapes |= {f"block{i}.w1": (3, 3, f, f), f"block{i}.b1": (f,),
                        f"block{i}.w2": (3, 3, f, f), f"block{i}.b2": (f,)}
@@ -105,6 +129,9 @@ class Network:
                  rng: np.random.Generator | None = None) -> None:
         if config.game != game.info.name:
             raise ValueError(f"a network for {config.game!r} cannot play {game.info.name!r}")
+        if config.tactics and not isinstance(game, Tactical):
+            raise ValueError(f"a network with tactics planes needs the game's tactical_moves, "
+                             f"which {game.info.name!r} does not have")
         self.game = game
         self.config = config
         shapes = config.shapes(game)
@@ -119,6 +146,7 @@ class Network:
         height, width, _ = game.info.observation_shape
         self.index = np.array(game_spec(config.game).policy.index(game.info.num_actions,
                                                                   height, width))
+        self.tactic_slots = tactic_slots(game) if config.tactics else None
 
     def __call__(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Policy logits ``(N, num_actions)`` and values ``(N,)`` in [-1, 1] for a batch of
@@ -143,14 +171,71 @@ class Network:
         value = np.tanh(hidden @ w["value.w2"] + w["value.b2"])[:, 0]
         return flat[:, self.index], value
 
+    def inputs(self, states: Sequence[Any]) -> np.ndarray:
+        """The ``(N, H, W, C)`` input of states where a player is to move: each one's
+        observation from that player's view, with the tactics planes when the network has
+        them (:attr:`NetConfig.tactics`)."""
+        game = self.game
+        observations = np.stack([game.observation(s, game.current_player(s)) for s in states])
+        if self.tactic_slots is None:
+            return observations
+        tactical = cast(Tactical, game)
+        flags = np.stack([np.stack(tactical.tactical_moves(s)) for s in states])
+        planes = tactic_planes(flags, self.tactic_slots, observations.shape[1:3])
+        return np.concatenate([observations, planes], axis=-1)
+
     def evaluate(self, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         """Masked move probabilities ``(N, num_actions)`` and values ``(N,)`` of states
         where a player is to move, each from that player's view."""
-        game = self.game
-        observations = np.stack([game.observation(s, game.current_player(s)) for s in states])
-        masks = np.stack([game.legal_mask(s) for s in states]).astype(bool)
-        logits, values = self(observations)
+        masks = np.stack([self.game.legal_mask(s) for s in states]).astype(bool)
+        logits, values = self(self.inputs(states))
         return masked_softmax(logits, masks), values
+
+
+def tactic_slots(game: Game) -> tuple[np.ndarray, np.ndarray, int]:
+    """The actions of ``game`` whose policy logit sits on a cell, each one's position in the
+    flat ``(H, W, cell_channels)`` maps, and ``cell_channels`` (:func:`tactic_planes`)."""
+    height, width, _ = game.info.observation_shape
+    layout = game_spec(game.info.name).policy
+    index = np.array(layout.index(game.info.num_actions, height, width))
+    on_cells = np.flatnonzero(index < height * width * layout.cell_channels)
+    return on_cells, index[on_cells], layout.cell_channels
+
+
+def tactic_planes(flags: Any, slots: tuple[np.ndarray, np.ndarray, int], board: Sequence[int],
+                  xp: Any = np) -> Any:
+    """The ``(N, H, W, 2 * cell_channels)`` tactics planes (:attr:`NetConfig.tactics`) of
+    ``(N, 2, num_actions)`` flags, each state's wins and handovers (the game's
+    ``tactical_moves``): the wins laid out as the policy head's cell maps, then the
+    handovers. ``slots``: :func:`tactic_slots`; ``xp``: the array module (NumPy, or
+    ``jax.numpy`` in the learner)."""
+    actions, positions, channels = slots
+    n, (height, width) = flags.shape[0], board
+    chosen = flags[:, :, actions].astype(xp.float32)
+    if xp is np:
+        maps = np.zeros((n, 2, height * width * channels), dtype=np.float32)
+        maps[:, :, positions] = chosen
+    else:
+        maps = xp.zeros((n, 2, height * width * channels), dtype=xp.float32)
+        maps = maps.at[:, :, positions].set(chosen)
+    maps = maps.reshape(n, 2, height, width, channels).transpose(0, 2, 3, 1, 4)
+    return maps.reshape(n, height, width, 2 * channels)
+
+
+def with_inputs_of(network: Network, config: NetConfig) -> Network:
+    """``network`` reading the input of ``config`` (:attr:`NetConfig.tactics`): a network
+    without the tactics planes gets zero stem weights for them, so that it computes the
+    same function until training changes them (a learner's ``init`` network)."""
+    if config.tactics == network.config.tactics:
+        return network
+    if network.config.tactics:
+        raise ValueError("a network that reads tactics planes cannot drop them")
+    weights = dict(network.weights)
+    stem = weights["stem.w"]
+    extra = config.input_planes(network.game) - stem.shape[2]
+    weights["stem.w"] = np.concatenate(
+        [stem, np.zeros(stem.shape[:2] + (extra, stem.shape[3]), dtype=stem.dtype)], axis=2)
+    return Network(network.game, replace(network.config, tactics=True), weights)
 
 
 def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -188,6 +273,8 @@ def save(network: Network, path: str | Path) -> Path:
         header["simulations"] = network.config.simulations
     if network.config.discount != 1.0:
         header["discount"] = network.config.discount
+    if network.config.tactics:
+        header["tactics"] = True
     arrays: dict[str, Any] = {"__config__": np.array(json.dumps(header, default=repr)),
                               **network.weights}
     with path.open("wb") as file:
@@ -223,7 +310,7 @@ def load(path: str | Path, game: Game) -> Network:
         weights["value.w1"] = np.tile(weights["value.w1"], (cells, 1)) / cells
     config = NetConfig(header["game"], header["options"], header["width"], header["blocks"],
                        bool(header.get("decisive", False)), int(header.get("simulations", 0)),
-                       float(header.get("discount", 1.0)))
+                       float(header.get("discount", 1.0)), bool(header.get("tactics", False)))
     return Network(game, config, weights)
 
 

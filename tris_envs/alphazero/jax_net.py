@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tris_envs.agents.az_network import NetConfig, Network
+from tris_envs.agents.az_network import NetConfig, Network, tactic_planes, tactic_slots
 from tris_envs.core.game import Game
 from tris_envs.games import game_spec
 
@@ -38,6 +38,25 @@ def network_of(params: Params, game: Game, config: NetConfig) -> Network:
     """A NumPy :class:`Network` with ``params``' weights (to save or to play)."""
     return Network(game, config, {name: np.asarray(jax.device_get(w), dtype=np.float32)
                                   for name, w in params.items()})
+
+
+def input_of(env: Any, tactics: bool = False) -> Any:
+    """``states -> (N, H, W, C)``: the network's input for a batch of JAX game states, their
+    observations with the tactics planes of :attr:`NetConfig.tactics` (the game's
+    ``winning_moves`` and ``handovers``, as the rules core's ``tactical_moves``) when
+    ``tactics``."""
+    if not tactics:
+        return lambda states: states.observation
+    slots = tactic_slots(env.game)
+    board = env.game.info.observation_shape[:2]
+    winning, handovers = jax.vmap(env.winning_moves), jax.vmap(env.handovers)
+
+    def inputs(states: Any) -> Any:
+        flags = jnp.stack([winning(states), handovers(states)], axis=1)
+        return jnp.concatenate([states.observation.astype(jnp.float32),
+                                tactic_planes(flags, slots, board, jnp)], axis=-1)
+
+    return inputs
 
 
 def _conv(x: Any, kernel: Any, bias: Any) -> Any:

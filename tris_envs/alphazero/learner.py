@@ -27,7 +27,7 @@ import numpy as np
 import optax
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from tris_envs.alphazero.jax_net import Params, forward
+from tris_envs.alphazero.jax_net import Params, forward, input_of
 from tris_envs.jax import TrisEnv, restart
 
 
@@ -95,6 +95,8 @@ class Search(NamedTuple):
             1 the value targets and the search's backups shrink by it every ply, so that
             of two won positions the one nearer the win is worth more: a network whose
             won positions are all worth +1 gives the search nothing that hurries it.
+        tactics: The network's input has the tactics planes (the game's ``winning_moves``
+            and ``handovers``; :attr:`~tris_envs.agents.az_network.NetConfig.tactics`).
     """
 
     envs: int
@@ -110,6 +112,7 @@ class Search(NamedTuple):
     decisive: bool = False
     safe: bool = False
     discount: float = 1.0
+    tactics: bool = False
 
 
 def value_targets(reward: Any, done: Any, last: Any = None,
@@ -149,22 +152,25 @@ def without_blunders(weights: Any, safe: Any) -> Any:
 
 
 def make_recurrent(env: TrisEnv, network: Callable[[Any, Any], tuple[Any, Any]],
-                   decisive: bool = False, discount: float = 1.0) -> Callable[..., Any]:
+                   decisive: bool = False, discount: float = 1.0,
+                   inputs: Callable[[Any], Any] | None = None) -> Callable[..., Any]:
     """mctx's ``recurrent_fn`` over the JAX game's own ``step`` (the real rules as the
-    model), with ``network(params, observations) -> (logits, values)``'s priors (masked to
-    the legal actions) and its value (for the player to move) at the leaves; each move's
+    model), with ``network(params, inputs(states)) -> (logits, values)``'s priors (masked
+    to the legal actions) and its value (for the player to move) at the leaves; each move's
     reward is the mover's, and the value changes sign (times ``discount``) every ply.
+    ``inputs``: the network's input of the states (default: their observations).
 
     With ``decisive``, a move after which the opponent can win at once (the game's
     ``winning_moves``) is scored as lost: reward -1 for its mover and discount 0, as if the
     game ended there (it is lost: the win is there to take)."""
     step = jax.vmap(env.step)
     winning = jax.vmap(env.winning_moves) if decisive else None
+    inputs = inputs or input_of(env)
 
     def recurrent(params: Any, key: Any, action: Any, state: Any) -> tuple[Any, Any]:
         player = state.current_player
         state = step(state, action, jax.random.split(key, action.shape[0]))
-        logits, value = network(params, state.observation)
+        logits, value = network(params, inputs(state))
         over = state.terminated | state.truncated
         reward = state.rewards[jnp.arange(action.shape[0]), player]
         if winning is not None:
@@ -182,7 +188,9 @@ def make_recurrent(env: TrisEnv, network: Callable[[Any, Any], tuple[Any, Any]],
 def new_memory(env: TrisEnv, search: Search) -> Memory:
     """An empty :class:`Memory` for ``env``'s plies (filled by the first iteration)."""
     rows = search.replay * search.steps * search.envs
-    observation = jax.eval_shape(env.init, jax.random.PRNGKey(0)).observation
+    inputs = input_of(env, search.tactics)
+    observation = jax.eval_shape(lambda key: inputs(jax.vmap(env.init)(key[None]))[0],
+                                 jax.random.PRNGKey(0))
     actions = (rows, env.num_actions)
     samples = Sample(jnp.zeros((rows,) + observation.shape, observation.dtype),
                      jnp.zeros(actions, bool), jnp.zeros(actions, jnp.float32),
@@ -207,8 +215,9 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
     over as many plies drawn from the memory."""
     init, step = jax.vmap(env.init), jax.vmap(env.step)
     index = jnp.asarray(index)
+    inputs = input_of(env, search.tactics)
     recurrent = make_recurrent(env, lambda params, x: forward(params, x, index, blocks),
-                               search.decisive, search.discount)
+                               search.decisive, search.discount, inputs)
     winning = jax.vmap(env.winning_moves) if search.decisive else None
     blunders = jax.vmap(env.blunders) if search.safe else None
 
@@ -225,7 +234,8 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
         params, states, key = carry
         key, root_key, chance, again, noise = jax.random.split(key, 5)
         mask = states.legal_action_mask
-        logits, value = forward(params, states.observation, index, blocks)
+        observation = inputs(states)
+        logits, value = forward(params, observation, index, blocks)
         root = mctx.RootFnOutput(prior_logits=noisy(logits, mask, noise), value=value,
                                  embedding=states)
         policy = mctx.gumbel_muzero_policy(
@@ -246,7 +256,7 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
         done = after.terminated | after.truncated
         reward = after.rewards[jnp.arange(search.envs), player]
         after = restart(done, init(jax.random.split(again, search.envs)), after)
-        return (params, after, key), Sample(states.observation, mask, weights, reward, done)
+        return (params, after, key), Sample(observation, mask, weights, reward, done)
 
     def loss(params: Params, sample: Sample, target: Any, ended: Any) -> tuple[Any, Any]:
         logits, value = forward(params, sample.observation, index, blocks)
@@ -266,7 +276,7 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
         last = None
         if search.bootstrap:
             last = jax.lax.stop_gradient(
-                forward(params, states.observation, index, blocks)[1])
+                forward(params, inputs(states), index, blocks)[1])
         target, ended = value_targets(samples.reward, samples.done, last, search.discount)
         new = jax.tree_util.tree_map(lambda x: x.reshape((size,) + x.shape[2:]),
                                      (samples, target, ended))

@@ -81,6 +81,7 @@ class Config:
     decisive: bool = setting(False, flag)               # the search sees wins in one
     safe: bool = setting(False, flag)                   # no blunder in the policy target
     discount: float = setting(1.0, number(0, 1))        # a result's worth a ply later
+    tactics: bool = setting(False, flag)                # one-move tactics as input planes
     play_simulations: int = setting(0, integer(0))      # the saved networks' az budget
     learning_rate: float = setting(1e-3, number(0, strict=True))
     final_learning_rate: float = setting(1e-4, number(0, strict=True))  # cosine decay
@@ -148,9 +149,13 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
             raise ValueError(f"init={config.init!r} has width {network.config.width} and "
                              f"{network.config.blocks} blocks; the config says {config.width} "
                              f"and {config.blocks}")
+        if network.config.tactics and not config.tactics:
+            raise ValueError(f"init={config.init!r} reads tactics planes; the config says "
+                             "tactics = false")
     for spec in config.opponents:
         make_agent(spec)
-    for key, method in (("decisive", "winning_moves"), ("safe", "blunders")):
+    for key, method in (("decisive", "winning_moves"), ("safe", "blunders"),
+                        ("tactics", "handovers")):
         if getattr(config, key):
             from tris_envs.jax import make
 
@@ -170,7 +175,7 @@ class Run:
         import jax
         import optax
 
-        from tris_envs.agents.az_network import NetConfig, Network, load
+        from tris_envs.agents.az_network import NetConfig, Network, load, with_inputs_of
         from tris_envs.alphazero.jax_net import params_of, policy_index
         from tris_envs.alphazero.learner import (
             Search,
@@ -188,10 +193,11 @@ class Run:
             raise ValueError(f"envs={config.envs} must be a multiple of the {devices} "
                              "devices the games are sharded over")
         self.net_config = NetConfig(config.game, config.options, config.width, config.blocks,
-                                    config.decisive, config.play_simulations, config.discount)
+                                    config.decisive, config.play_simulations, config.discount,
+                                    config.tactics)
         rng = np.random.default_rng(config.seed)
-        params = params_of(load(config.init, self.game) if config.init else
-                           Network(self.game, self.net_config, rng=rng))
+        params = params_of(with_inputs_of(load(config.init, self.game), self.net_config)
+                           if config.init else Network(self.game, self.net_config, rng=rng))
         updates = (config.iterations * config.epochs * config.envs * config.steps
                    // config.batch)
         schedule = optax.cosine_decay_schedule(
@@ -204,7 +210,7 @@ class Run:
         search = Search(config.envs, config.steps, config.simulations, config.considered,
                         config.noise, config.alpha, config.batch, config.epochs,
                         config.bootstrap, config.replay, config.decisive, config.safe,
-                        config.discount)
+                        config.discount, config.tactics)
         self.state = (jax.device_put(params, replicated),
                       jax.device_put(optimiser.init(params), replicated),
                       jax.device_put(states, games), jax.device_put(key, replicated),

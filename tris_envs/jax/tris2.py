@@ -357,22 +357,27 @@ class Tris2(TrisEnv):
             won.reshape(-1), mode="drop")
         return wins & state.legal_action_mask & ~(state.terminated | state.truncated)
 
-    def blunders(self, state: State) -> Any:
-        """``bool[NUM_ACTIONS]``: the legal moves after which the opponent can win at once
-        (:meth:`winning_moves` of the position each leaves; the rules core's
-        :func:`~tris_envs.core.game.allows_win`). A move that ends the game (a win, or the
-        ``max_moves``-th ply) is none; so is a placement (the setup phase has no lines to
-        hand over, and the roll that follows the last one is not looked at); none in a
-        finished game.
+    def handovers(self, state: State) -> Any:
+        """``bool[NUM_ACTIONS]``: the legal rolls after which the game goes on and the
+        opponent can win at once (:meth:`winning_moves` of the position each leaves; the
+        rules core's :meth:`~tris_envs.games.tris2.Tris2.tactical_moves`). A placement is
+        none (the setup phase has no lines to hand over, and the roll that follows the last
+        one is not looked at); none in a finished game.
 
         Each die's four rolls are played out (36 children, no observations)."""
         actions = ((state._rows.astype(jnp.int32) * FRAME + state._cols)[:, None] * 4
                    + jnp.arange(4)).reshape(-1)
         children = jax.vmap(lambda action: self._play(state, action, None))(actions)
         lost = jax.vmap(self.winning_moves)(children).any(-1) & ~children.terminated
-        lost &= state._step_count + 1 < self._max_moves
         flags = jnp.zeros(NUM_ACTIONS, jnp.bool_).at[actions].set(lost, mode="drop")
         return flags & state.legal_action_mask & ~(state.terminated | state.truncated)
+
+    def blunders(self, state: State) -> Any:
+        """``bool[NUM_ACTIONS]``: the legal moves after which the opponent can win at once
+        (:meth:`handovers`; the rules core's :func:`~tris_envs.core.game.allows_win`). A
+        move that ends the game (a win, or the ``max_moves``-th ply) is none; so is a
+        placement; none in a finished game."""
+        return self.handovers(state) & (state._step_count + 1 < self._max_moves)
 
     # ----- views and bridges -----------------------------------------------------------
     def _observe(self, state: State, player_id: Any) -> Any:

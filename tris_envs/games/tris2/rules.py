@@ -160,6 +160,40 @@ class Tris2(Game[Tris2State]):
         (positions rarely repeat)."""
         return self.legal_sets.masks_from_bits([state.legal for state in states])
 
+    def tactical_moves(self, state: Tris2State) -> tuple[np.ndarray, np.ndarray]:
+        """``(wins, handovers)``, two ``bool`` vectors of length 378: the legal rolls after
+        which the player to move has won, and those after which the game goes on and the
+        opponent can win at once (what the JAX game's ``winning_moves`` and ``handovers``
+        give; the input planes of a network trained with ``tactics``). Placements are
+        neither; both are empty in a finished game."""
+        wins = np.zeros(NUM_ACTIONS, dtype=bool)
+        handovers = np.zeros(NUM_ACTIONS, dtype=bool)
+        if state.result != ONGOING or state.placing:
+            return wins, handovers
+        for action in self.legal_actions(state):
+            child = self.apply(state, action)
+            if child.result == state.to_move:
+                wins[action] = True
+            elif child.result == ONGOING and self._can_win(child):
+                handovers[action] = True
+        return wins, handovers
+
+    @staticmethod
+    def _can_win(state: Tris2State) -> bool:
+        """Whether a legal roll of the player to move makes a line (its new top symbol
+        always differs from the old one, so the die's old cell never counts)."""
+        board, tops, legal = state.board, (state.top_x, state.top_o, state.top_bar), state.legal
+        while legal:
+            low = legal & -legal
+            legal ^= low
+            action = low.bit_length() - 1
+            if action >= PLACEMENT_BASE:
+                break
+            f, d = action >> 2, action & 3
+            if has_line(tops[ROLL[board[f] - 1][d] >> 1] | 1 << CELL_P[f] + STEP[d]):
+                return True
+        return False
+
     def random_playout(self, state: Tris2State, uniform: Callable[[], float],
                        max_plies: int) -> tuple[float, float]:
         """:meth:`Game.random_playout` on the bit masks alone: the dice in an odd

@@ -1,0 +1,179 @@
+"""Tactics planes (``tactics = true``): Tris 2's rules core ``tactical_moves`` agrees with the
+JAX game's ``winning_moves`` / ``handovers`` and with the generic one-move checks; the planes
+sit on the policy head's cells; the NumPy and JAX inputs and forward passes agree; a network
+without the planes starts a tactics run computing the same function; a tiny run saves a
+network whose header says so and that the ``az`` agents play; bad combinations are refused."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tris_envs.agents.az_network import (
+    NetConfig,
+    Network,
+    load,
+    save,
+    tactic_planes,
+    tactic_slots,
+    with_inputs_of,
+)
+from tris_envs.core.game import allows_win, wins_at_once
+from tris_envs.games import make_game
+from tris_envs.games.tris2 import PLACEMENT_BASE
+
+BEFORE_WIN = "XO/......|...O/XX/O|XO//XO/XO|OX/.../OX|/OX...... 1 0,0,N"
+"""Tris 2: player 1 to move wins by rolling a die into a line (tests/test_jax_tris2.py)."""
+OPTIONS = [{}, {"max_side": 4}, {"setup": "placement"}]
+
+
+def positions(game, games: int, seed: int):
+    """Every position of ``games`` random games, the finished ones included."""
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        state = game.initial_state(rng)
+        while True:
+            yield state
+            if game.current_player(state) < 0:
+                break
+            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+
+
+@pytest.mark.parametrize("options", OPTIONS)
+def test_tactical_moves_are_the_one_move_wins_and_handovers(options):
+    game = make_game("tris2", **options)
+    wins_seen = handovers_seen = 0
+    for state in positions(game, 8, seed=2):
+        wins, handovers = game.tactical_moves(state)
+        over = game.current_player(state) < 0
+        rolls = [] if over or state.placing else [a for a in game.legal_actions(state)
+                                                   if a < PLACEMENT_BASE]
+        assert np.flatnonzero(wins).tolist() == [a for a in rolls
+                                                 if wins_at_once(game, state, a)]
+        assert np.flatnonzero(handovers).tolist() == [a for a in rolls
+                                                      if allows_win(game, state, a)]
+        wins_seen, handovers_seen = wins_seen + wins.sum(), handovers_seen + handovers.sum()
+    assert wins_seen > 5 and handovers_seen > 100
+
+
+@pytest.mark.parametrize("options", OPTIONS)
+def test_the_jax_games_tactics_are_the_rules_cores(options):
+    jax = pytest.importorskip("jax")
+    from tris_envs.jax import make
+
+    env, game = make("tris2", **options), make_game("tris2", **options)
+    winning, handovers = jax.jit(env.winning_moves), jax.jit(env.handovers)
+    for state in positions(game, 8, seed=3):
+        wins, hands = game.tactical_moves(state)
+        jax_state = env.from_core(state)
+        assert np.array_equal(np.asarray(winning(jax_state)), wins)
+        assert np.array_equal(np.asarray(handovers(jax_state)), hands)
+
+
+def test_the_planes_sit_on_the_policy_heads_cells():
+    """A win's plane is set on the cell and channel where the policy head puts that roll's
+    logit, a handover's on the same cell in the second group of channels."""
+    game = make_game("tris2")
+    state = game.from_notation(BEFORE_WIN)
+    wins, handovers = game.tactical_moves(state)
+    assert wins.any() and handovers.any()
+    network = Network(game, NetConfig("tris2", {}, 4, 1, tactics=True),
+                      rng=np.random.default_rng(0))
+    inputs = network.inputs([state])
+    observation = game.observation(state, game.current_player(state))
+    planes = game.info.observation_shape[2]
+    channels = tactic_slots(game)[2]
+    assert inputs.shape == (1,) + observation.shape[:2] + (planes + 2 * channels,)
+    assert np.array_equal(inputs[0, ..., :planes], observation)
+    expected = np.zeros(observation.shape[:2] + (2, channels))
+    for group, flags in enumerate((wins, handovers)):
+        for action in np.flatnonzero(flags):
+            r, c, channel = network_slot(action)
+            expected[r, c, group, channel] = 1
+    assert np.array_equal(inputs[0, ..., planes:], expected.reshape(inputs.shape[1:3] + (-1,)))
+
+
+def network_slot(action: int) -> tuple[int, int, int]:
+    from tris_envs.games import game_spec
+
+    slot = game_spec("tris2").policy.slot(int(action))
+    assert len(slot) == 3
+    return slot
+
+
+def test_numpy_and_jax_inputs_and_forward_passes_agree():
+    jax = pytest.importorskip("jax")
+    from tris_envs.alphazero.jax_net import forward, input_of, params_of, policy_index
+    from tris_envs.jax import from_position, make
+
+    game, env = make_game("tris2"), make("tris2")
+    config = NetConfig("tris2", {}, 8, 2, tactics=True)
+    network = Network(game, config, rng=np.random.default_rng(4))
+    states = [s for s in positions(game, 3, seed=4) if game.current_player(s) >= 0][:40]
+    inputs = network.inputs(states)
+    batch = jax.tree_util.tree_map(lambda *xs: np.stack(xs), *[
+        from_position(env, game.to_notation(s)) for s in states])
+    jax_inputs = np.asarray(input_of(env, tactics=True)(batch))
+    assert np.array_equal(inputs, jax_inputs)
+    logits, values = network(inputs)
+    j_logits, j_values = forward(params_of(network), jax_inputs, policy_index(game), 2)
+    assert np.allclose(logits, np.asarray(j_logits), atol=1e-4)
+    assert np.allclose(values, np.asarray(j_values), atol=1e-5)
+
+
+def test_planes_of_numpy_and_jax_agree_on_arbitrary_flags():
+    jnp = pytest.importorskip("jax.numpy")
+    game = make_game("tris2")
+    flags = np.random.default_rng(5).random((3, 2, game.info.num_actions)) < 0.3
+    slots = tactic_slots(game)
+    board = game.info.observation_shape[:2]
+    assert np.array_equal(tactic_planes(flags, slots, board),
+                          np.asarray(tactic_planes(jnp.asarray(flags), slots, board, jnp)))
+
+
+def test_a_network_without_the_planes_reads_them_with_zero_weights():
+    game = make_game("tris2")
+    plain = Network(game, NetConfig("tris2", {}, 4, 1), rng=np.random.default_rng(6))
+    widened = with_inputs_of(plain, NetConfig("tris2", {}, 4, 1, tactics=True))
+    assert widened.config.tactics and not plain.config.tactics
+    states = [s for s in positions(game, 2, seed=6) if game.current_player(s) >= 0][:20]
+    for got, want in zip(widened.evaluate(states), plain.evaluate(states)):
+        assert np.allclose(got, want, atol=1e-6)
+    assert with_inputs_of(plain, plain.config) is plain
+    with pytest.raises(ValueError, match="cannot drop them"):
+        with_inputs_of(widened, plain.config)
+
+
+def test_the_header_keeps_the_flag_and_only_tris2_has_tactics(tmp_path):
+    game = make_game("tris2")
+    network = Network(game, NetConfig("tris2", {}, 4, 1, tactics=True),
+                      rng=np.random.default_rng(7))
+    assert load(save(network, tmp_path / "t.npz"), game).config.tactics
+    plain = save(Network(game, NetConfig("tris2", {}, 4, 1)), tmp_path / "p.npz")
+    with np.load(plain) as data:
+        assert "tactics" not in str(data["__config__"])
+    with pytest.raises(ValueError, match="needs the game's tactical_moves"):
+        Network(make_game("tant_fant"), NetConfig("tant_fant", {}, 4, 1, tactics=True))
+
+
+def test_a_tactics_run_saves_a_network_the_az_agents_play(tmp_path):
+    pytest.importorskip("mctx")
+    from tris_envs.agents import make_agent
+    from tris_envs.alphazero.train import load_config, train
+    from tris_envs.evaluation import play_match
+
+    tiny = {"game": "tris2", "options": {"max_moves": 24}, "envs": 4, "steps": 2,
+            "simulations": 4, "considered": 4, "batch": 8, "width": 4, "blocks": 1,
+            "iterations": 2, "checkpoint_every": 2, "eval_games": 0, "decisive": True,
+            "tactics": True}
+    plain = save(Network(make_game("tris2", max_moves=24),
+                         NetConfig("tris2", {"max_moves": 24}, 4, 1)), tmp_path / "plain.npz")
+    final = train(load_config(None, tiny | {"init": str(plain)}), tmp_path / "run", quiet=True)
+    game = make_game("tris2", max_moves=24)
+    assert load(final, game).config.tactics
+    for spec in (f"az:{final}:0", f"az:{final}:4"):
+        assert play_match(game, make_agent(spec), "greedy", n_games=2, seed=0).n_games == 2
+    with pytest.raises(ValueError, match="tactics = true needs the JAX game's handovers"):
+        load_config(None, {"game": "tant_fant", "tactics": True})
+    with pytest.raises(ValueError, match="reads tactics planes; the config says tactics = f"):
+        load_config(None, tiny | {"tactics": False, "init": str(final)})
