@@ -141,7 +141,7 @@ def test_config_takes_a_shipped_name_or_a_path(tmp_path):
     assert config_file("other/dir/run.toml") == Path("other/dir/run.toml")
     assert config_file(None) is None
     with pytest.raises(ValueError, match=r"\(have: az_doppia_scelta, .*, az_tant_fant, .*demo, "
-                       r"tritoc_finetune\)"):
+                       r"tris2_tactics, tritoc_finetune\)"):
         config_file("tant_fant")
 
 
@@ -179,19 +179,25 @@ def test_a_bad_base_gets_one_clear_line(files, message, tmp_path, capsys):
     assert message in error and error.count("\n") == 1
 
 
+SECOND_STAGE = {"az_tris2": "tris2_tactics", "az_tritoc": "tritoc_finetune"}
+"""The shipped networks trained in two stages: the config of the second stage, which starts
+from the first stage's run (the config named after the network)."""
+
+
 @pytest.mark.parametrize("path", [p for p in sorted(CONFIG_DIR.glob("az_*.toml"))
                                   if (SHIPPED_DIR / f"{p.stem}.npz").is_file()],
                          ids=lambda p: p.stem)
 def test_every_shipped_network_was_trained_with_its_config(path):
     """The header of each shipped network matches the config named after it (through its
-    bases): a change to ``demo.toml`` that would alter a network's recipe shows here."""
-    config = load_config(path, {})
+    bases), or for a network trained in two stages its second stage's config: a change to
+    ``demo.toml`` that would alter a network's recipe shows here."""
+    config = load_config(config_file(SECOND_STAGE.get(path.stem, path.stem)), {"init": ""})
     game = GAMES[config.game].make(**config.options)
     header = load(SHIPPED_DIR / f"{path.stem}.npz", game).config
     assert (header.game, header.options, header.width, header.blocks, header.decisive,
-            header.simulations, header.discount) == (
+            header.simulations, header.discount, header.tactics) == (
         config.game, config.options, config.width, config.blocks, config.decisive,
-        config.play_simulations, config.discount)
+        config.play_simulations, config.discount, config.tactics)
 
 
 def test_tritocs_second_stage_trains_on_the_first_stages_network(tmp_path, monkeypatch):
@@ -216,6 +222,29 @@ def test_tritocs_second_stage_trains_on_the_first_stages_network(tmp_path, monke
     header = load(SHIPPED_DIR / "az_tritoc.npz", game).config
     assert (header.width, header.blocks, header.simulations) == (second.width, second.blocks,
                                                                  second.play_simulations)
+
+
+def test_tris2s_second_stage_adds_the_tactics_planes_to_the_first_stages_network(tmp_path,
+                                                                              monkeypatch):
+    """The shipped Tris 2 network comes from two configs: ``az_tris2`` (``--out runs/tris2
+    --minutes 0``), then ``tris2_tactics``, which starts from that run's iteration-140
+    checkpoint with the tactics planes, its own schedule and no time budget."""
+    from tris_envs.agents.az_network import NetConfig, Network, save
+
+    first = load_config(config_file("az_tris2"), {})
+    game = GAMES["tris2"].make()
+    (tmp_path / "runs" / "tris2").mkdir(parents=True)
+    save(Network(game, NetConfig("tris2", {}, first.width, first.blocks, first.decisive)),
+         tmp_path / "runs" / "tris2" / "net_140.npz")
+    monkeypatch.chdir(tmp_path)
+    second = load_config(config_file("tris2_tactics"), {})
+    assert second.init == "runs/tris2/net_140.npz" and second.minutes == 0
+    assert second.tactics and not first.tactics
+    assert first.checkpoint_every == 10 and first.iterations >= 140
+    assert dataclasses.replace(second, init="", tactics=False, iterations=first.iterations,
+                               learning_rate=first.learning_rate,
+                               final_learning_rate=first.final_learning_rate,
+                               minutes=first.minutes) == first
 
 
 def test_the_candidate_networks_match_their_configs():
