@@ -20,6 +20,9 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 from tris_envs.core.game import CHANCE, TERMINAL, Game
 
+TRIS2_BEFORE_WIN = "XO/......|...O/XX/O|XO//XO/XO|OX/.../OX|/OX...... 1 0,0,N"
+"""Tris 2: player 1 to move wins at once by rolling a die into a line."""
+
 EXPECTED_PETTINGZOO_WARNINGS = frozenset({
     "Observation is not a NumPy array",
     "Observation space for each agent probably should be gymnasium.spaces.box or "

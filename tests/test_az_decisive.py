@@ -20,8 +20,7 @@ from tris_envs.core.game import allows_win, wins_at_once  # noqa: E402
 from tris_envs.games import make_game  # noqa: E402
 from tris_envs.jax import make  # noqa: E402
 
-BEFORE_WIN = "XO/......|...O/XX/O|XO//XO/XO|OX/.../OX|/OX...... 1 0,0,N"
-"""Tris 2: player 1 to move wins by rolling a die into a line (tests/test_jax_tris2.py)."""
+from checks import TRIS2_BEFORE_WIN as BEFORE_WIN  # noqa: E402
 
 
 @pytest.mark.parametrize("options", [{}, {"max_side": 4}, {"setup": "placement"}])

@@ -22,21 +22,17 @@ from tris_envs.core.game import allows_win, wins_at_once
 from tris_envs.games import make_game
 from tris_envs.games.tris2 import PLACEMENT_BASE
 
-BEFORE_WIN = "XO/......|...O/XX/O|XO//XO/XO|OX/.../OX|/OX...... 1 0,0,N"
-"""Tris 2: player 1 to move wins by rolling a die into a line (tests/test_jax_tris2.py)."""
+from checks import TRIS2_BEFORE_WIN as BEFORE_WIN
+from checks import random_playouts
+
 OPTIONS = [{}, {"max_side": 4}, {"setup": "placement"}]
 
 
-def positions(game, games: int, seed: int):
+def positions(game, games: int, seed: int) -> list:
     """Every position of ``games`` random games, the finished ones included."""
-    rng = np.random.default_rng(seed)
-    for _ in range(games):
-        state = game.initial_state(rng)
-        while True:
-            yield state
-            if game.current_player(state) < 0:
-                break
-            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+    seen: list = []
+    random_playouts(game, games, seed, check=lambda _, state: seen.append(state))
+    return seen
 
 
 @pytest.mark.parametrize("options", OPTIONS)

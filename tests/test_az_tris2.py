@@ -13,7 +13,7 @@ from tris_envs.evaluation import play_match
 from tris_envs.evaluation.metrics import move_quality
 from tris_envs.games import make_game
 
-BEFORE_WIN = "XO/......|...O/XX/O|XO//XO/XO|OX/.../OX|/OX...... 1 0,0,N"
+from checks import TRIS2_BEFORE_WIN as BEFORE_WIN
 
 
 def test_the_shipped_network_plays_tris2_and_sees_wins_in_one():

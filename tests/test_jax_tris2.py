@@ -18,13 +18,13 @@ from tris_envs.games.tris2 import ORIENTATIONS, SETUP_TOPS  # noqa: E402
 from tris_envs.games.tris2 import Tris2 as CoreTris2  # noqa: E402
 from tris_envs.jax import from_position, make, to_position  # noqa: E402
 
+from checks import TRIS2_BEFORE_WIN as BEFORE_WIN  # noqa: E402
 from checks import check_bridge  # noqa: E402
 
 DRAWS = 3000
 EXAMPLE = "XO/O/XX/O|/XOOX//OX|O/XXO/OX/ 0 -"
 WIDE = "/OX...O/XX/O|.../XOOX//OX|...O/XXO/OX/ 1 0,0,W"
 """EXAMPLE after its die at 0,0 rolled west: four columns."""
-BEFORE_WIN = "XO/......|...O/XX/O|XO//XO/XO|OX/.../OX|/OX...... 1 0,0,N"
 UNFAIR = ("X/OOX/X/O|/OXX/O/OX|/XOO/X/OX 0 -", "OX/OX//XO|/OXXO//OX|/OXOX/OX/ 0 -",
           "/OXX/OX/O|OX/XO/O/X|/XO/XOOX/ 0 -", "XO//XOX/O|O/XXO/O/X|OX//OXOX/ 0 -")
 """Random setups allowed by the seeds' rule in which every first roll hands the second

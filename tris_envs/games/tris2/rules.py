@@ -180,15 +180,14 @@ class Tris2(Game[Tris2State]):
 
     @staticmethod
     def _can_win(state: Tris2State) -> bool:
-        """Whether a legal roll of the player to move makes a line (its new top symbol
-        always differs from the old one, so the die's old cell never counts)."""
+        """Whether a legal roll of the player to move makes a line, in the rolling phase (a
+        roll's new top symbol always differs from the old one, so the die's old cell never
+        counts)."""
         board, tops, legal = state.board, (state.top_x, state.top_o, state.top_bar), state.legal
         while legal:
             low = legal & -legal
             legal ^= low
             action = low.bit_length() - 1
-            if action >= PLACEMENT_BASE:
-                break
             f, d = action >> 2, action & 3
             if has_line(tops[ROLL[board[f] - 1][d] >> 1] | 1 << CELL_P[f] + STEP[d]):
                 return True
