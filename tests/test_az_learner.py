@@ -323,6 +323,29 @@ def test_the_search_shrinks_a_later_result_by_the_discount():
     assert np.allclose(out.discount, -0.9) and np.allclose(out.value, 0.5)
 
 
+def test_exploring_plays_a_share_of_the_moves_uniformly_among_the_legal_ones():
+    import jax
+
+    from tris_envs.alphazero.learner import explored
+
+    mask = np.zeros((2, 9), bool)
+    mask[0, [1, 3, 5]] = True
+    mask[1] = True
+    action = np.array([1, 0])
+    keys = jax.random.split(jax.random.PRNGKey(0), 4000)
+    play = jax.vmap(lambda share, key: explored(action, mask, share, key), (None, 0))
+    assert np.array_equal(np.asarray(play(0.0, keys)), np.tile(action, (4000, 1)))
+    moves = np.asarray(play(1.0, keys))
+    assert mask[0, moves[:, 0]].all()
+    assert np.allclose(np.bincount(moves[:, 0], minlength=9)[[1, 3, 5]] / 4000, 1 / 3, atol=0.03)
+    assert np.allclose(np.bincount(moves[:, 1], minlength=9) / 4000, 1 / 9, atol=0.02)
+    # a quarter of the moves drawn again, 1 in 9 of those the search's move again
+    changed = (np.asarray(play(0.25, keys)) != action).mean(0)
+    assert abs(changed[1] - 0.25 * 8 / 9) < 0.03 and abs(changed[0] - 0.25 * 2 / 3) < 0.03
+    with pytest.raises(ValueError, match=r"explore=1.5: must be"):
+        load_config(None, {"explore": 1.5})
+
+
 def test_a_run_can_start_from_a_saved_network(straight, tmp_path):
     final = straight / "final.npz"
     config = tiny("tris1", iterations=1, eval_games=0, init=str(final))

@@ -97,6 +97,12 @@ class Search(NamedTuple):
             won positions are all worth +1 gives the search nothing that hurries it.
         tactics: The network's input has the tactics planes (the game's ``winning_moves``
             and ``handovers``; :attr:`~tris_envs.agents.az_network.NetConfig.tactics`).
+        explore: Share of self-play moves played uniformly at random among the legal
+            moves instead of the search's choice (:func:`explored`; a win in one is still
+            played where ``decisive`` sees it). The policy target stays the search's; the
+            values learn the results of games in which either side may slip, so that of
+            two positions the one where a slip of the opponent's loses is worth more:
+            between players that never hand over a line, every value is a draw.
     """
 
     envs: int
@@ -113,6 +119,15 @@ class Search(NamedTuple):
     safe: bool = False
     discount: float = 1.0
     tactics: bool = False
+    explore: float = 0.0
+
+
+def explored(action: Any, mask: Any, share: float, key: Any) -> Any:
+    """``action`` (a batch) with each move replaced, with probability ``share``, by one
+    drawn uniformly from the legal moves of its row of ``mask`` (:attr:`Search.explore`)."""
+    pick, chance = jax.random.split(key)
+    drawn = jax.random.categorical(pick, jnp.where(mask, 0.0, -jnp.inf), axis=-1)
+    return jnp.where(jax.random.uniform(chance, action.shape) < share, drawn, action)
 
 
 def value_targets(reward: Any, done: Any, last: Any = None,
@@ -245,6 +260,8 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
         action, weights = policy.action, policy.action_weights
         if blunders is not None:
             weights = without_blunders(weights, mask & ~blunders(states))
+        if search.explore:
+            action = explored(action, mask, search.explore, jax.random.fold_in(chance, 1))
         if winning is not None:           # a win in one is played, and is the target
             wins = winning(states)
             can = wins.any(-1, keepdims=True)

@@ -82,6 +82,7 @@ class Config:
     safe: bool = setting(False, flag)                   # no blunder in the policy target
     discount: float = setting(1.0, number(0, 1))        # a result's worth a ply later
     tactics: bool = setting(False, flag)                # one-move tactics as input planes
+    explore: float = setting(0.0, number(0, 1))         # self-play moves played at random
     play_simulations: int = setting(0, integer(0))      # the saved networks' az budget
     learning_rate: float = setting(1e-3, number(0, strict=True))
     final_learning_rate: float = setting(1e-4, number(0, strict=True))  # cosine decay
@@ -210,7 +211,7 @@ class Run:
         search = Search(config.envs, config.steps, config.simulations, config.considered,
                         config.noise, config.alpha, config.batch, config.epochs,
                         config.bootstrap, config.replay, config.decisive, config.safe,
-                        config.discount, config.tactics)
+                        config.discount, config.tactics, config.explore)
         self.state = (jax.device_put(params, replicated),
                       jax.device_put(optimiser.init(params), replicated),
                       jax.device_put(states, games), jax.device_put(key, replicated),
