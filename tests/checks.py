@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import copy
 import functools
+import importlib.util
 import pickle
 import random
 import warnings
 from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -19,6 +22,17 @@ from hypothesis import strategies as st
 from pettingzoo.test import api_test, render_test, seed_test
 
 from tris_envs.core.game import CHANCE, TERMINAL, Game
+
+
+def benchmark_script(name: str) -> ModuleType:
+    """``benchmarks/<name>.py`` (a script, not a package module) loaded as a module."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    return script
+
 
 TRIS2_BEFORE_WIN = "XO/......|...O/XX/O|XO//XO/XO|OX/.../OX|/OX...... 1 0,0,N"
 """Tris 2: player 1 to move wins at once by rolling a die into a line."""

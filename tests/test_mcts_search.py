@@ -3,9 +3,7 @@ games' fast rollouts against the generic ones."""
 
 from __future__ import annotations
 
-import importlib.util
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +14,8 @@ from tris_envs.core import solve
 from tris_envs.core.game import CHANCE, TERMINAL, Game, resolve_chance
 from tris_envs.core.legal import nth_action
 from tris_envs.games import make_game
+
+from checks import benchmark_script
 
 
 def test_decisive_check_proves_new_nodes_at_once():
@@ -230,9 +230,6 @@ def test_playout_speedups_compare_both_paths():
 
 
 def test_mcts_speed_script_times_both_paths():
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "mcts_speed.py"
-    spec = importlib.util.spec_from_file_location("mcts_speed", path)
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = benchmark_script("mcts_speed")
     generic, fast, played = script.seconds_per_move(simulations=30, moves=2, seed=0)
     assert played == 2 and generic > 0 and fast > 0

@@ -19,6 +19,7 @@ from tris_envs.games.tris2.notation import last_move_name, winning_line
 
 from checks import (
     action_paths,
+    benchmark_script,
     check_state_invariants,
     follow_path,
     fuzz_env,
@@ -811,3 +812,37 @@ def test_fair_setups_always_leave_the_first_player_a_safe_roll():
     # with max_side=3 no roll exists: nothing to redraw, the setup is a draw at once
     stuck = Tris2(fair=True, max_side=3).initial_state(np.random.default_rng(0))
     assert stuck.result == DRAW and not stuck.legal
+
+
+def test_the_facts_scripts_placement_search_agrees_with_plain_minimax():
+    """``benchmarks/tris2_facts.py`` solves the placement phase; on positions with three
+    placements left (``player_0``, ``player_1``, ``player_0``) it must give what the three
+    nested loops give, and find both answers among them."""
+    from tris_envs.core.game import can_win_at_once
+
+    facts = benchmark_script("tris2_facts")
+    game = Tris2(setup="placement")
+
+    def then(state, action):
+        return game.apply(state, action)
+
+    def safe_after_last(state):
+        return game.is_terminal(state) or not can_win_at_once(game, state)
+
+    def plain(state):
+        return any(game.is_terminal(s1) or all(
+            game.is_terminal(s2) or any(safe_after_last(then(s2, c))
+                                        for c in game.legal_actions(s2))
+            for s2 in (then(s1, b) for b in game.legal_actions(s1)))
+            for s1 in (then(state, a) for a in game.legal_actions(state)))
+
+    rng = random.Random(0)
+    answers = set()
+    for _ in range(12):
+        state = game.initial_state(np.random.default_rng(0))
+        for _ in range(6):
+            state = game.apply(state, rng.choice(game.legal_actions(state)))
+        answer = facts.placement_safe(game, state, {})
+        assert answer == plain(state)
+        answers.add(answer)
+    assert answers == {True, False}

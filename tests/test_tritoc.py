@@ -28,6 +28,7 @@ from tris_envs.games.tritoc import (
 
 from checks import (
     action_paths,
+    benchmark_script,
     check_state_invariants,
     follow_path,
     fuzz_env,
@@ -769,17 +770,6 @@ def test_heuristic_counts_conquered_fields_for_the_search():
     assert play_match(game, "alphabeta:1", "random", n_games=20, seed=0).score > 0.6
 
 
-def _tritoc_facts():
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "tritoc_facts.py"
-    spec = importlib.util.spec_from_file_location("tritoc_facts", path)
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    return script
-
-
 def test_facts_count_the_first_player_and_the_plies():
     from tris_envs.evaluation.records import GameRecord
 
@@ -790,11 +780,12 @@ def test_facts_count_the_first_player_and_the_plies():
     records = [record((1.0, -1.0), 40), record((1.0, -1.0), 50), record((-1.0, 1.0), 30),
                record((0.0, 0.0), 60, truncated=True)]
     # first player: 2 wins, 1 draw, 1 loss -> 62.5%, Wilson interval over 4 games
-    assert _tritoc_facts().first_player_row(records) == "2 | 1 | 1 | 62% [22%, 91%] | 45 | 1 |"
+    row = benchmark_script("tritoc_facts").first_player_row(records)
+    assert row == "2 | 1 | 1 | 62% [22%, 91%] | 45 | 1 |"
 
 
 def test_facts_script_prints_every_option_set(capsys):
-    _tritoc_facts().main(["--games", "1", "--simulations", "3"])
+    benchmark_script("tritoc_facts").main(["--games", "1", "--simulations", "3"])
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 2d6")
             or line.startswith("| equal")]
     assert len(rows) == 6 and all("| 1 |" in row for row in rows)

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import gymnasium
 import numpy as np
 import pytest
@@ -18,6 +15,8 @@ from tris_envs.envs import SingleAgentEnv, vector
 from tris_envs.envs.turns import BatchedPolicy
 from tris_envs.envs.vector import SingleAgentVectorEnv
 from tris_envs.games import GAMES
+
+from checks import benchmark_script
 
 MODES = [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED]
 
@@ -336,10 +335,7 @@ def test_errors_and_render():
 
 
 def test_benchmark_script_measures_both():
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "vector_env.py"
-    spec = importlib.util.spec_from_file_location("vector_env_bench", path)
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = benchmark_script("vector_env")
     table = script.report(["tris1"], ["random"], num_envs=4, steps=5, rounds=1)
     assert "| tris1 | random |" in table and "×" in table
     shares = script.profile_shares("tris1", "random", num_envs=4, steps=5)
