@@ -290,8 +290,10 @@ def test_a_corrupt_shipped_checkpoint_is_reported_by_name(tmp_path, monkeypatch,
 
 
 def _tournament(records, *extra):
-    return [sys.executable, "-m", "tris_envs.cli", "tournament", "tris1", "mcts:150", "greedy",
-            "random", "--games", "12", "--seed", "3", "--processes", "2",
+    """A tournament of 180 games that takes a second or two on a fast machine, so that a
+    signal sent after its first games lands while it is still playing."""
+    return [sys.executable, "-m", "tris_envs.cli", "tournament", "tant_fant", "mcts:150",
+            "greedy", "random", "--games", "60", "--seed", "3", "--processes", "2",
             "--records", str(records), *extra]
 
 
@@ -335,7 +337,7 @@ def test_interrupted_tournament_keeps_its_games_and_resumes_to_the_same_table(tm
     assert process.returncode == 130 and "Traceback" not in stderr
     assert f"finished games are in {journal}" in stderr and "--resume" in stderr
     kept = len(journal.read_text().splitlines()) - 1
-    assert 3 <= kept < 36
+    assert 3 <= kept < 180
     resumed = subprocess.run(_tournament(journal, "--resume"), capture_output=True, text=True,
                              check=True).stdout
     assert resumed == whole
