@@ -195,9 +195,9 @@ def test_every_shipped_network_was_trained_with_its_config(path):
     game = GAMES[config.game].make(**config.options)
     header = load(SHIPPED_DIR / f"{path.stem}.npz", game).config
     assert (header.game, header.options, header.width, header.blocks, header.decisive,
-            header.simulations, header.discount, header.tactics) == (
+            header.simulations, header.discount, header.tactics, header.traps) == (
         config.game, config.options, config.width, config.blocks, config.decisive,
-        config.play_simulations, config.discount, config.tactics)
+        config.play_simulations, config.discount, config.tactics, config.play_traps)
 
 
 def test_tritocs_second_stage_trains_on_the_first_stages_network(tmp_path, monkeypatch):
@@ -240,8 +240,10 @@ def test_tris2s_second_stage_adds_the_tactics_planes_to_the_first_stages_network
     second = load_config(config_file("tris2_tactics"), {})
     assert second.init == "runs/tris2/net_140.npz" and second.minutes == 0
     assert second.tactics and not first.tactics
+    assert second.play_traps == 0.5 and not first.play_traps    # play only, no training
     assert first.checkpoint_every == 10 and first.iterations >= 140
-    assert dataclasses.replace(second, init="", tactics=False, iterations=first.iterations,
+    assert dataclasses.replace(second, init="", tactics=False, play_traps=0.0,
+                               iterations=first.iterations,
                                learning_rate=first.learning_rate,
                                final_learning_rate=first.final_learning_rate,
                                minutes=first.minutes) == first

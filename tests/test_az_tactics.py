@@ -171,5 +171,80 @@ def test_a_tactics_run_saves_a_network_the_az_agents_play(tmp_path):
         assert play_match(game, make_agent(spec), "greedy", n_games=2, seed=0).n_games == 2
     with pytest.raises(ValueError, match="tactics = true needs the JAX game's handovers"):
         load_config(None, {"game": "tant_fant", "tactics": True})
+    with pytest.raises(ValueError, match="play_traps needs the rules core's tactical_moves"):
+        load_config(None, {"game": "tant_fant", "play_traps": 0.5})
+    traps = train(load_config(None, tiny | {"init": str(final), "iterations": 1,
+                                            "play_traps": 0.5}), tmp_path / "traps", quiet=True)
+    assert load(traps, game).config.traps == 0.5
     with pytest.raises(ValueError, match="reads tactics planes; the config says tactics = f"):
         load_config(None, tiny | {"tactics": False, "init": str(final)})
+
+
+# ----- the trap rule (NetConfig.traps, the learner's play_traps) -------------------------
+def test_the_trap_rule_plays_the_alike_move_that_leaves_the_most_handovers():
+    """On searched roots of random positions, ``trap_move`` picks what the rule says,
+    worked out here from the root and the generic one-move checks: among the moves visited
+    at least half as often as the most visited, not proven lost and not handing over a
+    line, the one after which the largest share of the opponent's moves hand one back;
+    a proven win, or no such move, leaves the search's choice."""
+    from tris_envs.agents.az import NetworkEvaluator, trap_move
+    from tris_envs.agents.mcts import MCTSAgent
+
+    game = make_game("tris2")
+    network = Network(game, NetConfig("tris2", {}, 4, 1, decisive=True, tactics=True),
+                      rng=np.random.default_rng(3))
+
+    def share(state, action):
+        after = game.apply(state, action)
+        legal = game.legal_actions(after)
+        if game.is_terminal(after) or not legal:
+            return -1.0
+        return np.mean([allows_win(game, after, a) for a in legal])
+
+    changed = 0
+    for state in positions(game, 3, seed=4)[1:40:3]:
+        if game.is_terminal(state):
+            continue
+        search = MCTSAgent(24, rng=np.random.default_rng(0), decisive=True,
+                           evaluator=NetworkEvaluator(network))
+        root = search.search(game, state)
+        best = MCTSAgent.best_action(root)
+        top = max(c.visits for c in root.children)
+        alike = [c.action for c in root.children if c.visits >= 0.5 * top
+                 and c.proven != -1 and not allows_win(game, state, c.action)]
+        move = trap_move(game, state, root, 0.5)
+        if any(c.proven == 1 for c in root.children) or not alike:
+            assert move == best
+            continue
+        assert move in alike
+        assert share(state, move) == max(share(state, a) for a in alike)
+        changed += move != best
+    assert changed    # the rule does change moves
+
+
+def test_the_header_keeps_the_trap_rule_and_the_az_agent_follows_it(tmp_path, monkeypatch):
+    from tris_envs.agents import az
+
+    game = make_game("tris2")
+    config = NetConfig("tris2", {}, 4, 1, decisive=True, tactics=True, traps=0.5)
+    path = save(Network(game, config, rng=np.random.default_rng(0)), tmp_path / "t.npz")
+    assert load(path, game).config.traps == 0.5
+    with np.load(save(Network(game, NetConfig("tris2", {}, 4, 1)), tmp_path / "p.npz")) as data:
+        assert "traps" not in str(data["__config__"])
+    with pytest.raises(ValueError, match="trap rule needs the game's tactical_moves"):
+        Network(make_game("tant_fant"), NetConfig("tant_fant", {}, 4, 1, traps=0.5))
+    used = []
+    monkeypatch.setattr(az, "trap_move", lambda game, state, root, share:
+                        used.append(share) or root.children[0].action)
+    state = next(s for s in positions(game, 3, seed=4) if not game.is_terminal(s)
+                 and not any(wins_at_once(game, s, a) for a in game.legal_actions(s)))
+    az.AZAgent(path, simulations=8).act(game, state)
+    az.AZAgent(path, simulations=8, traps=0.0).act(game, state)
+    az.AZAgent(path, simulations=0).act(game, state)
+    assert used == [0.5]
+    # a variant the network was not trained on plays without the header's rule
+    rule4 = make_game("tris2", max_side=4, max_moves=50)
+    az.AZAgent(path, simulations=8).act(rule4, rule4.from_notation(game.to_notation(state)))
+    az.AZAgent(path, simulations=8, traps=0.25).act(rule4,
+                                                   rule4.from_notation(game.to_notation(state)))
+    assert used == [0.5, 0.25]

@@ -25,9 +25,9 @@ from typing import Any, cast
 
 import numpy as np
 
-from tris_envs.agents.az_network import Network, load
+from tris_envs.agents.az_network import Network, Tactical, load
 from tris_envs.agents.cache import LRUCache
-from tris_envs.agents.mcts import Evaluation, MCTSAgent
+from tris_envs.agents.mcts import Evaluation, MCTSAgent, MCTSNode
 from tris_envs.agents.shipped import SHIPPED_DIR
 from tris_envs.core.game import Game, wins_at_once
 
@@ -72,12 +72,19 @@ class NetworkEvaluator:
         return out
 
 
+def changed_options(game: Game, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The options (``game``'s, or ``options`` of the same game) that differ from the
+    game's defaults, ``max_moves`` aside: what names a variant."""
+    defaults = type(game).OPTIONS
+    options = game.options() if options is None else options
+    return {k: v for k, v in sorted(options.items())
+            if k != "max_moves" and v != defaults.get(k)}
+
+
 def variant_name(game: Game) -> str:
     """File stem of the network for ``game``'s options: ``az_<game>[__<opt>=<val>...]``."""
-    defaults = type(game).OPTIONS
-    changed = sorted((k, v) for k, v in game.options().items()
-                     if k != "max_moves" and v != defaults[k])
-    return "__".join([f"az_{game.info.name}"] + [f"{k}={v}" for k, v in changed])
+    return "__".join([f"az_{game.info.name}"]
+                     + [f"{k}={v}" for k, v in changed_options(game).items()])
 
 
 def shipped_network(game: Game) -> Path:
@@ -94,6 +101,41 @@ def shipped_network(game: Game) -> Path:
     raise FileNotFoundError(f"no AlphaZero network is shipped for {game.info.name!r} (shipped: "
                             f"{have}); train one with tris-envs train az and pass "
                             "az:<path>")
+
+
+def trap_move(game: Game, state: Any, root: MCTSNode, share: float) -> int:
+    """The move of a searched ``root`` chosen by the trap rule (:attr:`NetConfig.traps`).
+
+    The candidates are the moves the search rates alike: visited at least ``share`` times
+    as often as the most visited move, not proven lost, and handing the opponent no win in
+    one. Among them the move played is the one after which the largest share of the
+    opponent's legal moves hand the win back (the game's ``tactical_moves``), the search's
+    own choice on ties; with a proven win, or no candidate, the search's choice (in Tris
+    2's placements ``tactical_moves`` marks nothing, so every tie goes to the search).
+
+    Between players that never hand over a line a search values every safe move alike, as
+    a draw; the rule then picks the one where a fallible opponent, whose chance to slip
+    grows with the share of its moves that lose, is likeliest to slip."""
+    best = MCTSAgent.best_action(root)
+    if any(child.proven == 1 for child in root.children):      # a proven win is played
+        return best
+    tactical = cast(Tactical, game).tactical_moves
+    handovers = tactical(state)[1]
+    top = max(child.visits for child in root.children)
+    candidates = [child.action for child in root.children
+                  if child.proven != -1 and not handovers[child.action]
+                  and child.visits >= share * top]
+
+    def slips(action: int) -> float:
+        after = game.apply(state, action)
+        legal = game.legal_actions(after)
+        if game.is_terminal(after) or not legal:
+            return -1.0
+        return float(tactical(after)[1][list(legal)].mean())
+
+    if not candidates:
+        return best
+    return max(candidates, key=lambda action: (slips(action), action == best))
 
 
 class AZAgent:
@@ -120,6 +162,11 @@ class AZAgent:
             :mod:`tris_envs.agents.mcts`); ``None`` (default): the network's
             (:attr:`NetConfig.discount`, the learner's ``discount``: 1 unless it was trained
             with one).
+        traps: The trap rule's share (:func:`trap_move`; 0: off); ``None`` (default): the
+            network's (:attr:`NetConfig.traps`) when the game has the options it was
+            trained with (``max_moves`` aside), else off: the shipped Tris 2 network,
+            trained on the default options, plays the rule of 4 and the placement setup
+            without it (the rule cost it there, see docs/results.md).
 
     Raises:
         ValueError: a negative budget, or a ``batch_size`` that is not a positive
@@ -131,7 +178,8 @@ class AZAgent:
                  simulations: int | None = None,
                  rng: np.random.Generator | None = None,
                  exploration: float = EXPLORATION, batch_size: int = BATCH_SIZE,
-                 decisive: bool | None = None, discount: float | None = None) -> None:
+                 decisive: bool | None = None, discount: float | None = None,
+                 traps: float | None = None) -> None:
         if simulations is not None and (isinstance(simulations, bool)
                                         or not isinstance(simulations, int) or simulations < 0):
             raise ValueError(f"az simulations {simulations!r} must be an integer >= 0")
@@ -148,6 +196,7 @@ class AZAgent:
         self.batch_size = batch_size
         self.decisive = decisive
         self.discount = discount
+        self.traps = traps
         source = ("" if network is None else
                   f":{network}" if not isinstance(network, Network) else ":<network>")
         budget = ("" if simulations is None or simulations == DEFAULT_SIMULATIONS and not source
@@ -198,4 +247,10 @@ class AZAgent:
         search = MCTSAgent(simulations, rng=self.rng, exploration=self.exploration,
                            evaluator=NetworkEvaluator(network), batch_size=self.batch_size,
                            decisive=decisive, discount=discount)
-        return search.act(game, state)
+        traps = self.traps
+        if traps is None:      # the header's rule, for the variant the network learned
+            trained = changed_options(game, network.config.options) == changed_options(game)
+            traps = network.config.traps if trained else 0.0
+        if not traps:
+            return search.act(game, state)
+        return trap_move(game, state, search.search(game, state), traps)

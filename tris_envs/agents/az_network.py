@@ -77,6 +77,11 @@ class NetConfig:
             which the opponent can win at once (the game's ``tactical_moves``; Tris 2 only).
             The network sees its one-move tactics instead of having to learn them (as
             AlphaGo's input had ladder features). Saved in the header only when true.
+        traps: The ``az`` agents' trap rule (``play_traps`` in the learner's config; 0: off):
+            among the root moves that the search rates alike, play the one that leaves the
+            opponent the largest share of moves that hand over a win in one (see
+            :func:`~tris_envs.agents.az.trap_move`; needs the game's ``tactical_moves``).
+            Saved in the header only when set.
     """
 
     game: str
@@ -87,6 +92,7 @@ class NetConfig:
     simulations: int = 0
     discount: float = 1.0
     tactics: bool = False
+    traps: float = 0.0
 
     def input_planes(self, game: Game) -> int:
         """Channels of the network's input: the observation's, and with :attr:`tactics`
@@ -131,6 +137,9 @@ class Network:
             raise ValueError(f"a network for {config.game!r} cannot play {game.info.name!r}")
         if config.tactics and not isinstance(game, Tactical):
             raise ValueError(f"a network with tactics planes needs the game's tactical_moves, "
+                             f"which {game.info.name!r} does not have")
+        if config.traps and not isinstance(game, Tactical):
+            raise ValueError(f"a network with the trap rule needs the game's tactical_moves, "
                              f"which {game.info.name!r} does not have")
         self.game = game
         self.config = config
@@ -275,6 +284,8 @@ def save(network: Network, path: str | Path) -> Path:
         header["discount"] = network.config.discount
     if network.config.tactics:
         header["tactics"] = True
+    if network.config.traps:
+        header["traps"] = network.config.traps
     arrays: dict[str, Any] = {"__config__": np.array(json.dumps(header, default=repr)),
                               **network.weights}
     with path.open("wb") as file:
@@ -310,7 +321,8 @@ def load(path: str | Path, game: Game) -> Network:
         weights["value.w1"] = np.tile(weights["value.w1"], (cells, 1)) / cells
     config = NetConfig(header["game"], header["options"], header["width"], header["blocks"],
                        bool(header.get("decisive", False)), int(header.get("simulations", 0)),
-                       float(header.get("discount", 1.0)), bool(header.get("tactics", False)))
+                       float(header.get("discount", 1.0)), bool(header.get("tactics", False)),
+                       float(header.get("traps", 0.0)))
     return Network(game, config, weights)
 
 

@@ -84,6 +84,7 @@ class Config:
     tactics: bool = setting(False, flag)                # one-move tactics as input planes
     explore: float = setting(0.0, number(0, 1))         # self-play moves played at random
     play_simulations: int = setting(0, integer(0))      # the saved networks' az budget
+    play_traps: float = setting(0.0, number(0, 1))      # the saved networks' trap rule
     learning_rate: float = setting(1e-3, number(0, strict=True))
     final_learning_rate: float = setting(1e-4, number(0, strict=True))  # cosine decay
     weight_decay: float = setting(0.0, number(0, 1))
@@ -155,6 +156,11 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
                              "tactics = false")
     for spec in config.opponents:
         make_agent(spec)
+    from tris_envs.agents.az_network import Tactical
+
+    if config.play_traps and not isinstance(game, Tactical):
+        raise ValueError(f"play_traps needs the rules core's tactical_moves, which "
+                         f"{config.game!r} does not have")
     for key, method in (("decisive", "winning_moves"), ("safe", "blunders"),
                         ("tactics", "handovers")):
         if getattr(config, key):
@@ -195,7 +201,7 @@ class Run:
                              "devices the games are sharded over")
         self.net_config = NetConfig(config.game, config.options, config.width, config.blocks,
                                     config.decisive, config.play_simulations, config.discount,
-                                    config.tactics)
+                                    config.tactics, config.play_traps)
         rng = np.random.default_rng(config.seed)
         params = params_of(with_inputs_of(load(config.init, self.game), self.net_config)
                            if config.init else Network(self.game, self.net_config, rng=rng))
