@@ -823,18 +823,15 @@ def test_the_facts_scripts_placement_search_agrees_with_plain_minimax():
     facts = benchmark_script("tris2_facts")
     game = Tris2(setup="placement")
 
-    def then(state, action):
-        return game.apply(state, action)
-
     def safe_after_last(state):
         return game.is_terminal(state) or not can_win_at_once(game, state)
 
     def plain(state):
         return any(game.is_terminal(s1) or all(
-            game.is_terminal(s2) or any(safe_after_last(then(s2, c))
+            game.is_terminal(s2) or any(safe_after_last(game.apply(s2, c))
                                         for c in game.legal_actions(s2))
-            for s2 in (then(s1, b) for b in game.legal_actions(s1)))
-            for s1 in (then(state, a) for a in game.legal_actions(state)))
+            for s2 in (game.apply(s1, b) for b in game.legal_actions(s1)))
+            for s1 in (game.apply(state, a) for a in game.legal_actions(state)))
 
     rng = random.Random(0)
     answers = set()
