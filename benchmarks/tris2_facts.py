@@ -30,10 +30,10 @@ from typing import Any
 import numpy as np
 
 from tris_envs.agents import make_agent
-from tris_envs.core.game import Game, allows_win, can_win_at_once
+from tris_envs.core.game import Game, allows_win
 from tris_envs.evaluation.records import GameRecord, play_recorded
 from tris_envs.games import make_game
-from tris_envs.games.tris2 import PLACEMENT_BASE
+from tris_envs.games.tris2 import Tris2
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "defaults": {},
@@ -93,32 +93,12 @@ def forced_loss_share(setups: int, seed: int) -> tuple[int, int]:
     return lost, setups
 
 
-def placement_safe(game: Game, state: Any, seen: dict[Any, bool]) -> bool:
-    """Whether ``player_0`` can finish the placements from ``state`` (placement setup)
-    so that ``player_1``'s first roll wins nothing, whatever ``player_1`` places; a
-    player with no legal placement ends the game in a draw, which is safe. ``seen``
-    memoises positions."""
-    if state in seen:
-        return seen[state]
-    actions = game.legal_actions(state)
-    if game.is_terminal(state):
-        safe = True
-    elif min(actions) < PLACEMENT_BASE:  # every die placed: player_1 rolls
-        safe = not can_win_at_once(game, state)
-    elif game.current_player(state) == 0:
-        safe = any(placement_safe(game, game.apply(state, a), seen) for a in actions)
-    else:
-        safe = all(placement_safe(game, game.apply(state, a), seen) for a in actions)
-    seen[state] = safe
-    return safe
-
-
 def solved_placement(options: dict[str, Any]) -> str:
     """One line: who wins the placement phase of ``options`` with perfect play."""
-    game = make_game("tris2", setup="placement", **options)
+    game = Tris2(setup="placement", **options)
     start = time.perf_counter()
     seen: dict[Any, bool] = {}
-    safe = placement_safe(game, game.initial_state(np.random.default_rng(0)), seen)
+    safe = game.placement_safe(game.initial_state(np.random.default_rng(0)), seen)
     verdict = ("`player_0` can always deny `player_1` a winning first roll" if safe else
                "`player_1` always gets a winning first roll: a forced win in 10 plies")
     name = ", ".join(f"{k}={v}" for k, v in {"setup": "placement", **options}.items())

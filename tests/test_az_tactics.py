@@ -248,3 +248,33 @@ def test_the_header_keeps_the_trap_rule_and_the_az_agent_follows_it(tmp_path, mo
     az.AZAgent(path, simulations=8, traps=0.25).act(rule4,
                                                    rule4.from_notation(game.to_notation(state)))
     assert used == [0.5, 0.25]
+
+
+@pytest.mark.parametrize("traps", [-0.1, 1.5, True, "0.5"])
+def test_bad_trap_shares_are_refused(traps):
+    from tris_envs.agents.az import AZAgent
+
+    with pytest.raises(ValueError, match="traps"):
+        AZAgent(traps=traps)
+
+
+def test_az_searches_with_the_rules_cores_proofs_unless_told_not_to(monkeypatch):
+    """``az`` passes ``proofs`` to its search (on by default); ``az:0`` searches nothing."""
+    from tris_envs.agents import az
+
+    made = []
+
+    class Spy(az.MCTSAgent):
+        def __init__(self, *args, **kwargs):
+            made.append(kwargs["proofs"])
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(az, "MCTSAgent", Spy)
+    game = make_game("tris2", setup="placement")
+    network = Network(game, NetConfig("tris2", {"setup": "placement"}, 4, 1),
+                      rng=np.random.default_rng(0))
+    state = game.initial_state(np.random.default_rng(0))
+    az.AZAgent(network, simulations=4).act(game, state)
+    az.AZAgent(network, simulations=4, proofs=False).act(game, state)
+    az.AZAgent(network, simulations=0).act(game, state)
+    assert made == [True, False]

@@ -27,6 +27,45 @@ def test_decisive_check_proves_new_nodes_at_once():
     assert losing and all(c.proven == -1 and c.depth == 1 for c in losing)
 
 
+def placement_positions(left: tuple[int, ...], count: int, seed: int) -> list:
+    """Tris 2 placement positions with ``left`` placements to go, reached by random
+    placements."""
+    game = make_game("tris2", setup="placement")
+    rng = np.random.default_rng(seed)
+    found = []
+    while len(found) < count:
+        state = game.initial_state(rng)
+        for _ in range(9 - int(rng.choice(left))):
+            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+        if not game.is_terminal(state):
+            found.append(state)
+    return found
+
+
+def test_rules_core_proofs_steer_the_search_through_the_last_placements():
+    """With ``proofs`` the search proves what ``Tris2.proven_winner`` proves (the last six
+    placements, searched exactly): with three to six placements left it plays a move
+    that wins by force for ``player_1`` whenever there is one, and a move that is not lost
+    by force for ``player_0`` whenever there is one (``Tris2.placement_safe`` of each
+    move, worked out here). The same search without proofs misses some."""
+    game = make_game("tris2", setup="placement")
+    misses = checked = 0
+    for state in placement_positions((3, 4, 5, 6), 24, seed=2):
+        memo: dict = {}
+        safe = {a: game.placement_safe(game.apply(state, a), memo)
+                for a in game.legal_actions(state)}
+        good = {a for a, s in safe.items() if s != (state.to_move == 1)}
+        if not good or len(good) == len(safe):
+            continue
+        checked += 1
+        move = MCTSAgent(40, rng=np.random.default_rng(0), decisive=True,
+                         proofs=True).act(game, state)
+        assert move in good
+        plain = MCTSAgent(40, rng=np.random.default_rng(0), decisive=True).act(game, state)
+        misses += plain not in good
+    assert checked >= 8 and misses
+
+
 def test_a_discount_shrinks_each_return_once_per_move_between_leaf_and_node():
     from tris_envs.agents.mcts import MCTSNode
 

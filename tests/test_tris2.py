@@ -19,7 +19,6 @@ from tris_envs.games.tris2.notation import last_move_name, winning_line
 
 from checks import (
     action_paths,
-    benchmark_script,
     check_state_invariants,
     follow_path,
     fuzz_env,
@@ -814,13 +813,39 @@ def test_fair_setups_always_leave_the_first_player_a_safe_roll():
     assert stuck.result == DRAW and not stuck.legal
 
 
-def test_the_facts_scripts_placement_search_agrees_with_plain_minimax():
-    """``benchmarks/tris2_facts.py`` solves the placement phase; on positions with three
-    placements left (``player_0``, ``player_1``, ``player_0``) it must give what the three
-    nested loops give, and find both answers among them."""
+def test_proven_winner_covers_the_last_six_placements_only():
+    """``proven_winner`` is ``(1, placements left + 1)`` exactly where ``placement_safe``
+    says ``player_0`` cannot deny ``player_1`` a winning first roll, with at most six
+    placements left; earlier, in the rolling phase and in finished games it proves
+    nothing."""
+    game = Tris2(setup="placement")
+    rng = np.random.default_rng(5)
+    proven = set()
+    for _ in range(30):
+        state = game.initial_state(rng)
+        while not game.is_terminal(state):
+            left = 9 - state.occupied.bit_count()
+            proof = game.proven_winner(state, {})
+            if not state.placing or left > 6:
+                assert proof is None
+            else:
+                lost = not game.placement_safe(state, {})
+                assert proof == ((1, left + 1) if lost else None)
+                proven.add(proof is not None)
+            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+        assert game.proven_winner(state, {}) is None
+    assert proven == {True, False}
+    rolling = Tris2().initial_state(rng)
+    assert Tris2().proven_winner(rolling, {}) is None
+
+
+def test_the_placement_search_agrees_with_plain_minimax():
+    """``Tris2.placement_safe`` solves the placement phase (``benchmarks/tris2_facts.py``,
+    the ``az`` search's proofs); on positions with three placements left (``player_0``,
+    ``player_1``, ``player_0``) it must give what the three nested loops give, and find
+    both answers among them."""
     from tris_envs.core.game import can_win_at_once
 
-    facts = benchmark_script("tris2_facts")
     game = Tris2(setup="placement")
 
     def safe_after_last(state):
@@ -839,7 +864,7 @@ def test_the_facts_scripts_placement_search_agrees_with_plain_minimax():
         state = game.initial_state(np.random.default_rng(0))
         for _ in range(6):
             state = game.apply(state, rng.choice(game.legal_actions(state)))
-        answer = facts.placement_safe(game, state, {})
+        answer = game.placement_safe(state, {})
         assert answer == plain(state)
         answers.add(answer)
     assert answers == {True, False}

@@ -138,6 +138,37 @@ def trap_move(game: Game, state: Any, root: MCTSNode, share: float) -> int:
     return max(candidates, key=lambda action: (slips(action), action == best))
 
 
+def hardest_loss(game: Game, state: Any, root: MCTSNode, memo: dict[Any, Any]) -> int:
+    """The move of a ``root`` proven lost that leaves the opponent the smallest share of
+    replies that keep its win: replies that win at once or after which the rules core
+    proves the win (:meth:`~tris_envs.core.game.Game.proven_winner`, with the search's
+    cache ``memo``); ties, and moves after which the opponent is not simply to move, go to
+    the search's choice (the longest loss).
+
+    Every move loses against perfect play; a fallible opponent is likeliest to let the
+    win go where few of its replies keep it. (In Tris 2's placements the opponent's
+    random placements then find the winning line far less often.)"""
+    best = MCTSAgent.best_action(root)
+    mover = game.current_player(state)
+    afters = {a: game.apply(state, a) for a in game.legal_actions(state)}
+    if any(game.current_player(after) != 1 - mover for after in afters.values()):
+        return best
+
+    def kept(after: Any) -> float:
+        replies = game.legal_actions(after)
+        keep = 0
+        for reply in replies:
+            then = game.apply(after, reply)
+            if game.is_terminal(then):
+                keep += game.returns(then)[1 - mover] > 0
+            else:
+                proof = game.proven_winner(then, memo)
+                keep += proof is not None and proof[0] == 1 - mover
+        return keep / len(replies)
+
+    return min(afters, key=lambda a: (kept(afters[a]), a != best))
+
+
 class AZAgent:
     """A network with MCTS (``simulations > 0``) or alone (``simulations == 0``).
 
@@ -167,10 +198,14 @@ class AZAgent:
             trained with (``max_moves`` aside), else off: the shipped Tris 2 network,
             trained on the default options, plays the rule of 4 and the placement setup
             without it (the rule cost it there, see docs/results.md).
+        proofs: Let the search prove the positions the rules core proves won by force
+            (``proofs`` of :class:`~tris_envs.agents.mcts.MCTSAgent`: Tris 2's last six
+            placements searched exactly), and in a position proven lost play the
+            :func:`hardest_loss`; without search (``az:0``) nothing is proven.
 
     Raises:
-        ValueError: a negative budget, or a ``batch_size`` that is not a positive
-            integer.
+        ValueError: a negative budget, a ``batch_size`` that is not a positive
+            integer, or ``traps`` outside [0, 1].
         FileNotFoundError: ``network`` names no file.
     """
 
@@ -179,13 +214,17 @@ class AZAgent:
                  rng: np.random.Generator | None = None,
                  exploration: float = EXPLORATION, batch_size: int = BATCH_SIZE,
                  decisive: bool | None = None, discount: float | None = None,
-                 traps: float | None = None) -> None:
+                 traps: float | None = None, proofs: bool = True) -> None:
         if simulations is not None and (isinstance(simulations, bool)
                                         or not isinstance(simulations, int) or simulations < 0):
             raise ValueError(f"az simulations {simulations!r} must be an integer >= 0")
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"az batch_size {batch_size!r} must be a positive integer (new "
                              "leaves per network call; 1 for no batching)")
+        if traps is not None and (isinstance(traps, bool) or not isinstance(traps, (int, float))
+                                  or not 0 <= traps <= 1):
+            raise ValueError(f"az traps {traps!r} must be a number in [0, 1] (the trap rule's "
+                             "share; 0: off) or None (the network's)")
         if isinstance(network, (str, Path)) and not Path(network).is_file():
             raise FileNotFoundError(f"AlphaZero network {str(network)!r} not found (an .npz "
                                     "written by tris-envs train az)")
@@ -197,6 +236,7 @@ class AZAgent:
         self.decisive = decisive
         self.discount = discount
         self.traps = traps
+        self.proofs = proofs
         source = ("" if network is None else
                   f":{network}" if not isinstance(network, Network) else ":<network>")
         budget = ("" if simulations is None or simulations == DEFAULT_SIMULATIONS and not source
@@ -246,11 +286,14 @@ class AZAgent:
         discount = network.config.discount if self.discount is None else self.discount
         search = MCTSAgent(simulations, rng=self.rng, exploration=self.exploration,
                            evaluator=NetworkEvaluator(network), batch_size=self.batch_size,
-                           decisive=decisive, discount=discount)
+                           decisive=decisive, discount=discount, proofs=self.proofs)
         traps = self.traps
         if traps is None:      # the header's rule, for the variant the network learned
             trained = changed_options(game, network.config.options) == changed_options(game)
             traps = network.config.traps if trained else 0.0
+        root = search.search(game, state)
+        if root.proven == -1 and self.proofs:
+            return hardest_loss(game, state, root, search.memo)
         if not traps:
-            return search.act(game, state)
-        return trap_move(game, state, search.search(game, state), traps)
+            return MCTSAgent.best_action(root)
+        return trap_move(game, state, root, traps)

@@ -45,6 +45,12 @@ into it (won when that player moves again), without a rollout (the "decisive mov
 of Teytaud & Teytaud 2010). Under a losing move every non-winning reply looks good for the
 mover in random rollouts; the check removes those blunders.
 
+**Rules-core proofs** (``proofs=True``, the ``az`` agents): a new node whose position the
+rules core proves won by force (:meth:`Game.proven_winner
+<tris_envs.core.game.Game.proven_winner>`: in Tris 2, the last placements searched
+exactly) is proven at creation, with the proof's length as its depth. The proofs of one
+search share one cache.
+
 **A learned evaluator** (``evaluator=...``, the ``az`` agents): the same search, with a new
 player node valued by the evaluator instead of a rollout, and the evaluator's priors over
 the node's actions steering the selection by PUCT: ``Q + c * P * sqrt(N) / (1 + n)``
@@ -193,6 +199,9 @@ class MCTSAgent:
             (see "Batched leaves" above); more than 1 needs an evaluator.
         discount: Worth of a return one move later (see "Discount" above); 1, the
             default, backs up every return as it is.
+        proofs: Prove new nodes that the rules core proves won by force
+            (:meth:`~tris_envs.core.game.Game.proven_winner`: Tris 2's last placements);
+            off by default, so ``mcts`` keeps its published results.
 
     Attributes:
         name: ``"mcts:<simulations>"``, or ``"mcts:<seconds>s"`` with a time budget (and
@@ -200,6 +209,7 @@ class MCTSAgent:
             :func:`~tris_envs.agents.make_agent` builds this agent from.
         last_simulations: Simulations run by the latest search.
         last_nodes: Nodes in the tree of the latest search.
+        memo: The cache of the latest search's proofs (``proofs``).
 
     Raises:
         ValueError: a limit that is not positive, or neither limit given; a
@@ -212,7 +222,7 @@ class MCTSAgent:
                  decisive: bool = False, evaluator: Evaluator | None = None,
                  root_noise: tuple[float, float] | None = None,
                  max_nodes: int = MAX_NODES, batch_size: int = 1,
-                 discount: float = 1.0) -> None:
+                 discount: float = 1.0, proofs: bool = False) -> None:
         if simulations is None and time_budget is None:
             raise ValueError("MCTSAgent needs a limit: simulations, time_budget or both")
         if simulations is not None and (isinstance(simulations, bool)
@@ -250,6 +260,8 @@ class MCTSAgent:
         self.max_nodes = int(max_nodes)
         self.batch_size = int(batch_size)
         self.discount = float(discount)
+        self.proofs = bool(proofs)
+        self.memo: dict[Any, Any] = {}
         self.last_simulations = 0
         self.last_nodes = 0
         self._nodes = 0
@@ -311,6 +323,7 @@ class MCTSAgent:
         mixed in as ``root_noise`` says)."""
         self._game = game
         self._rollout_plies = game.info.max_moves
+        self.memo = {}
         self._nodes = 1
         root = MCTSNode(game, state, None, game.current_player(state))
         if self.evaluator is not None:
@@ -500,6 +513,11 @@ class MCTSAgent:
         if self.decisive and child.player >= 0 and can_win_at_once(game, child.state):
             child.proven = 1 if child.player == owner else -1
             child.depth = 1
+        elif self.proofs and child.player >= 0:
+            proof = game.proven_winner(child.state, self.memo)
+            if proof is not None:
+                child.proven = 1 if proof[0] == owner else -1
+                child.depth = proof[1]
         return child
 
     def _leaf_returns(self, node: MCTSNode) -> tuple[float, float] | None:

@@ -291,6 +291,17 @@ class Game(ABC, Generic[S]):
         """
         return 0.0
 
+    def proven_winner(self, state: S, memo: dict[Any, Any]) -> tuple[int, int] | None:
+        """``(player, plies)``: the player who wins ``state`` by force and the plies the win
+        takes, where the rules core proves it with an exact search that is cheap here
+        (Tris 2: the last placements); ``None`` when nothing is proven (by default, always).
+
+        ``memo`` is the caller's cache, shared by the calls of one search (transpositions
+        are searched once). Searches given ``proofs`` (``az``) prove their new nodes with
+        it.
+        """
+        return None
+
     def solver_root(self, state: S) -> tuple[Game[Any], Any, Any]:
         """How the exact solver covers ``state``: ``(game to solve, root, state to look up)``.
 

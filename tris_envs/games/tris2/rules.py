@@ -24,6 +24,7 @@ Actions: roll ``f*4 + d`` (0..323) for frame cell ``f = r*9 + c`` and direction 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -69,6 +70,10 @@ from tris_envs.games.tris2.state import (
     SETUP_TOPS,
     Tris2State,
 )
+
+PROOF_PLACEMENTS = 6
+"""Placements left up to which :meth:`Tris2.proven_winner` searches them all (a few
+hundredths of a second to about two seconds a move, with the search's cache)."""
 
 
 class Tris2(Game[Tris2State]):
@@ -192,6 +197,40 @@ class Tris2(Game[Tris2State]):
             if has_line(tops[ROLL[board[f] - 1][d] >> 1] | 1 << CELL_P[f] + STEP[d]):
                 return True
         return False
+
+    def placement_safe(self, state: Tris2State, memo: dict[Tris2State, bool]) -> bool:
+        """Whether ``player_0`` can finish the placements from ``state`` so that
+        ``player_1``'s first roll wins nothing, whatever ``player_1`` places (an exact
+        search; ``memo`` caches positions). A finished game is safe (a player with no legal
+        placement ends it in a draw); after the ninth placement it is safe when
+        ``player_1`` has no roll that wins at once. In the rolling phase: that test alone.
+        """
+        safe = memo.get(state)
+        if safe is not None:
+            return safe
+        if state.result != ONGOING:
+            safe = True
+        elif not state.placing:
+            safe = not self._can_win(state)
+        elif state.to_move == 0:
+            safe = any(self.placement_safe(self.apply(state, a), memo)
+                       for a in self.legal_actions(state))
+        else:
+            safe = all(self.placement_safe(self.apply(state, a), memo)
+                       for a in self.legal_actions(state))
+        memo[state] = safe
+        return safe
+
+    def proven_winner(self, state: Tris2State, memo: dict[Any, Any]
+                      ) -> tuple[int, int] | None:
+        """:meth:`Game.proven_winner`: with ``n`` ≤ :data:`PROOF_PLACEMENTS` placements
+        left, ``(1, n + 1)`` when every way ``player_0`` finishes them leaves ``player_1`` a
+        roll that wins at once (:meth:`placement_safe`); else, and in the rolling phase,
+        ``None``."""
+        left = NUM_DICE - state.occupied.bit_count()
+        if state.result != ONGOING or not state.placing or left > PROOF_PLACEMENTS:
+            return None
+        return None if self.placement_safe(state, memo) else (1, left + 1)
 
     def random_playout(self, state: Tris2State, uniform: Callable[[], float],
                        max_plies: int) -> tuple[float, float]:
