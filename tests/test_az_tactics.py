@@ -278,3 +278,35 @@ def test_az_searches_with_the_rules_cores_proofs_unless_told_not_to(monkeypatch)
     az.AZAgent(network, simulations=4, proofs=False).act(game, state)
     az.AZAgent(network, simulations=0).act(game, state)
     assert made == [True, False]
+
+
+def test_a_proven_loss_leaves_the_opponent_the_fewest_replies_that_keep_its_win():
+    """``hardest_loss`` on Tris 2 placement roots proven lost for ``player_0`` (three to
+    five placements left, or one): the move after which the smallest share of ``player_1``'s
+    replies keeps the forced win (worked out here with ``placement_safe``; after the last
+    placement, the rolls that win at once)."""
+    from tris_envs.agents.az import hardest_loss
+    from tris_envs.agents.mcts import MCTSAgent
+
+    game = make_game("tris2", setup="placement")
+    rng = np.random.default_rng(7)
+
+    def kept(after) -> float:
+        replies = game.legal_actions(after)
+        return np.mean([game.is_terminal(game.apply(after, r))
+                        or not game.placement_safe(game.apply(after, r), {})
+                        for r in replies])
+
+    checked = 0
+    while checked < 5:
+        state = game.initial_state(rng)
+        for _ in range(int(rng.choice([4, 6, 8]))):
+            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+        search = MCTSAgent(400, rng=np.random.default_rng(0), decisive=True, proofs=True)
+        root = search.search(game, state)
+        if root.proven != -1:
+            continue
+        checked += 1
+        shares = {a: kept(game.apply(state, a)) for a in game.legal_actions(state)}
+        move = hardest_loss(game, state, root, search.memo)
+        assert shares[move] == min(shares.values())
