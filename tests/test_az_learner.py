@@ -141,7 +141,7 @@ def test_config_takes_a_shipped_name_or_a_path(tmp_path):
     assert config_file("other/dir/run.toml") == Path("other/dir/run.toml")
     assert config_file(None) is None
     with pytest.raises(ValueError, match=r"\(have: az_doppia_scelta, .*, az_tant_fant, .*demo, "
-                       r"tris2_tactics, tritoc_finetune\)"):
+                       r"tris2_tactics, tritoc_finetune, tritoc_stage3\)"):
         config_file("tant_fant")
 
 
@@ -179,9 +179,9 @@ def test_a_bad_base_gets_one_clear_line(files, message, tmp_path, capsys):
     assert message in error and error.count("\n") == 1
 
 
-SECOND_STAGE = {"az_tris2": "tris2_tactics", "az_tritoc": "tritoc_finetune"}
-"""The shipped networks trained in two stages: the config of the second stage, which starts
-from the first stage's run (the config named after the network)."""
+LAST_STAGE = {"az_tris2": "tris2_tactics", "az_tritoc": "tritoc_stage3"}
+"""The shipped networks trained in stages: the config of the last stage, which starts from
+the run before it (the first is the config named after the network)."""
 
 
 @pytest.mark.parametrize("path", [p for p in sorted(CONFIG_DIR.glob("az_*.toml"))
@@ -189,9 +189,9 @@ from the first stage's run (the config named after the network)."""
                          ids=lambda p: p.stem)
 def test_every_shipped_network_was_trained_with_its_config(path):
     """The header of each shipped network matches the config named after it (through its
-    bases), or for a network trained in two stages its second stage's config: a change to
+    bases), or for a network trained in stages its last stage's config: a change to
     ``demo.toml`` that would alter a network's recipe shows here."""
-    config = load_config(config_file(SECOND_STAGE.get(path.stem, path.stem)), {"init": ""})
+    config = load_config(config_file(LAST_STAGE.get(path.stem, path.stem)), {"init": ""})
     game = GAMES[config.game].make(**config.options)
     header = load(SHIPPED_DIR / f"{path.stem}.npz", game).config
     assert (header.game, header.options, header.width, header.blocks, header.decisive,
@@ -200,10 +200,12 @@ def test_every_shipped_network_was_trained_with_its_config(path):
         config.play_simulations, config.discount, config.tactics, config.play_traps)
 
 
-def test_tritocs_second_stage_trains_on_the_first_stages_network(tmp_path, monkeypatch):
-    """The shipped Tritoc network comes from two configs: ``az_tritoc`` (``--out
-    runs/tritoc``), then ``tritoc_finetune``, which starts from that run's final network
-    with twice the self-play search, under no time budget."""
+def test_tritocs_later_stages_train_on_the_stage_before(tmp_path, monkeypatch):
+    """The shipped Tritoc network comes from three configs: ``az_tritoc`` (``--out
+    runs/tritoc``), then ``tritoc_finetune`` (``--out runs/tritoc_ft``), which starts from
+    that run's final network with twice the self-play search, under no time budget, then
+    ``tritoc_stage3``, which starts from the second's final network with a third of its
+    learning rate."""
     from tris_envs.agents.az_network import NetConfig, Network, save
 
     first = load_config(config_file("az_tritoc"), {})
@@ -219,9 +221,19 @@ def test_tritocs_second_stage_trains_on_the_first_stages_network(tmp_path, monke
                                learning_rate=first.learning_rate, checkpoint_every=10,
                                final_learning_rate=first.final_learning_rate,
                                minutes=first.minutes) == first
+    (tmp_path / "runs" / "tritoc_ft").mkdir()
+    (tmp_path / "runs" / "tritoc_ft" / "final.npz").write_bytes(
+        (tmp_path / "runs" / "tritoc" / "final.npz").read_bytes())
+    third = load_config(config_file("tritoc_stage3"), {})
+    assert third.init == "runs/tritoc_ft/final.npz"
+    assert (third.learning_rate, third.final_learning_rate) == pytest.approx(
+        (second.learning_rate / 3, second.final_learning_rate / 3))
+    assert dataclasses.replace(third, init=second.init, iterations=second.iterations,
+                               learning_rate=second.learning_rate,
+                               final_learning_rate=second.final_learning_rate) == second
     header = load(SHIPPED_DIR / "az_tritoc.npz", game).config
-    assert (header.width, header.blocks, header.simulations) == (second.width, second.blocks,
-                                                                 second.play_simulations)
+    assert (header.width, header.blocks, header.simulations) == (third.width, third.blocks,
+                                                                 third.play_simulations)
 
 
 def test_tris2s_second_stage_adds_the_tactics_planes_to_the_first_stages_network(tmp_path,

@@ -39,9 +39,9 @@ def quality(opponent: str, spec: str, games: int, **options):
 
 @pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason="az vs greedy over 200 games: +7 =192 -1 with no "
-                   "blunder in 19,414 moves (docs/results.md); without the trap rule the one "
-                   "loss was a setup where every first roll hands the opponent a line (what "
-                   "fair=True redraws); the goal is no loss")
+                   "blunder in 19,414 moves (docs/results.md); the one loss is a setup where "
+                   "every first roll hands the opponent a line (what fair=True redraws), "
+                   "which no player can avoid; the goal is no loss")
 def test_az_never_loses_to_greedy_and_never_blunders():
     result, moves = quality("greedy", "az", 200)
     assert moves.blunder_rate <= 0.002
