@@ -287,13 +287,13 @@ class AZAgent:
         search = MCTSAgent(simulations, rng=self.rng, exploration=self.exploration,
                            evaluator=NetworkEvaluator(network), batch_size=self.batch_size,
                            decisive=decisive, discount=discount, proofs=self.proofs)
+        root = search.search(game, state)
+        if root.proven == -1 and self.proofs:
+            return hardest_loss(game, state, root, search.memo)
         traps = self.traps
         if traps is None:      # the header's rule, for the variant the network learned
             trained = changed_options(game, network.config.options) == changed_options(game)
             traps = network.config.traps if trained else 0.0
-        root = search.search(game, state)
-        if root.proven == -1 and self.proofs:
-            return hardest_loss(game, state, root, search.memo)
         if not traps:
             return MCTSAgent.best_action(root)
         return trap_move(game, state, root, traps)

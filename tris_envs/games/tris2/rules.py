@@ -72,8 +72,7 @@ from tris_envs.games.tris2.state import (
 )
 
 PROOF_PLACEMENTS = 6
-"""Placements left up to which :meth:`Tris2.proven_winner` searches them all (a few
-hundredths of a second to about two seconds a move, with the search's cache)."""
+"""Placements left up to which :meth:`Tris2.proven_winner` searches them all."""
 
 
 class Tris2(Game[Tris2State]):
@@ -228,7 +227,7 @@ class Tris2(Game[Tris2State]):
         roll that wins at once (:meth:`placement_safe`); else, and in the rolling phase,
         ``None``."""
         left = NUM_DICE - state.occupied.bit_count()
-        if state.result != ONGOING or not state.placing or left > PROOF_PLACEMENTS:
+        if state.result != ONGOING or not 0 < left <= PROOF_PLACEMENTS:
             return None
         return None if self.placement_safe(state, memo) else (1, left + 1)
 
