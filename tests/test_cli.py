@@ -105,7 +105,8 @@ def test_play_session_with_scripted_input_reaches_the_end():
 
 def test_one_notation_typed_announced_and_shown():
     """Tris 2: the move typed, the agent's announced move and the status line's last move
-    are the same string (the die's cell before the roll and its direction)."""
+    name the roll alike (the die's cell before the roll and its direction; the announcement
+    and the status line add the cell it stands on now)."""
     game = make_game("tris2")
     drawn: list = []                  # the states whose boards the session printed
     render_text = game.render_text
@@ -127,7 +128,8 @@ def test_one_notation_typed_announced_and_shown():
     statuses = [line.splitlines()[-1] for line in shown if "last move" in line]
     assert len(typed) == 3 and len(announced) >= 2
     for move in typed + announced:
-        assert any(status.endswith(f"last move {move}") for status in statuses), move
+        assert any(f"last move {move}" in status for status in statuses), move
+    assert all(re.fullmatch(r"\d,\d [NESW] \(now \d,\d\)", move) for move in announced)
 
 
 def test_doppia_scelta_accepts_the_names_it_prints():

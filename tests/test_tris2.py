@@ -650,7 +650,7 @@ def test_ansi_render():
         "  0  X  O  . [O]",
         "  1  /  O  /  .",
         "  2  O  X  O  .",
-        "player_1 to roll; last move 0,2 E",
+        "player_1 to roll; last move 0,2 E (now 0,3)",
     ])
     game = env.unwrapped.game
     assert game.render_text(env.unwrapped.game_state, hidden=True) == "\n".join([
@@ -659,7 +659,7 @@ def test_ansi_render():
         "  1  /XO  OX/  /OX  ...",
         "  2  O/X  XO/  OX/  ...",
         "(each die: top, north-south, east-west symbol)",
-        "player_1 to roll; last move 0,2 E",
+        "player_1 to roll; last move 0,2 E (now 0,3)",
     ])
     env.reset(options={"position": "XO/......|.........|......... 1 -"})
     assert env.render().splitlines()[-1] == "player_1 to place a die (1 of 9 placed)"
@@ -671,22 +671,27 @@ def test_ansi_render():
 @given(path=action_paths(60))
 def test_status_names_the_last_move_as_it_was_typed(path):
     """One notation: the status line's last move is the roll's action_name in the position
-    it was played from (the frame may move with the roll)."""
+    it was played from (the frame may move with the roll), then the cell its die stands on
+    now: the position string's ``<last>`` cell; parse_action reads the announcement back."""
     for options in ({}, {"max_side": 4}):
         game = Tris2(**options)
         for state in follow_path(game, path, seed=len(path)):
             for action in game.legal_actions(state)[::7]:
                 if action < 324:
                     child = game.apply(state, action)
-                    assert last_move_name(child) == game.action_name(state, action)
-                    assert f"last move {game.action_name(state, action)}" in status(child)
+                    r, c, d = game.to_notation(child).rsplit(" ", 1)[1].split(",")
+                    name = f"{game.action_name(state, action)} (now {r},{c})"
+                    assert d == name.split()[1]
+                    assert last_move_name(child) == game.played_name(state, action, child) == name
+                    assert f"last move {name}" in status(child)
+                    assert game.parse_action(state, name) == action
 
 
 def test_status_names_the_winning_line():
     game = Tris2()
     state = game.from_notation("OX/XO//XO|X/OO/XXO/|/OXX/OOX/ 1 2,2,W")
     assert winning_line(state) == "0,0 1,1 2,2"
-    assert status(state) == "player_0 wins with the line 0,0 1,1 2,2; last move 2,3 W"
+    assert status(state) == "player_0 wins with the line 0,0 1,1 2,2; last move 2,3 W (now 2,2)"
     assert winning_line(game.from_notation(AFTER_EAST)) == ""
 
 

@@ -72,8 +72,10 @@ def play_session(game: Game, opponent: str, human_seat: int, seed: int | None = 
                 return 0
         else:
             action = agent.act(game, state)
-            write(f"{names[player]} plays {game.action_name(state, action)}")
-        state = resolve_chance(game, game.apply(state, action), rng)
+        after = game.apply(state, action)
+        if player != human_seat:
+            write(f"{names[player]} plays {game.played_name(state, action, after)}")
+        state = resolve_chance(game, after, rng)
         plies += 1
     write("")
     board, _, status = game.render_text(state).rpartition("\n")

@@ -87,7 +87,7 @@ def frames(record: GameRecord) -> list[dict[str, Any]]:
         elif actor == CHANCE:
             move = f"chance: {game.action_to_string(before, action)}"
         else:
-            move = f"{record.players[actor]} ({actor}): {game.action_name(before, action)}"
+            move = f"{record.players[actor]} ({actor}): {game.played_name(before, action, state)}"
         out.append({"move": move, "position": game.to_notation(state),
                     "png": _png(draw_picture(game, state))})
         before = state

@@ -221,6 +221,13 @@ class Game(ABC, Generic[S]):
         """
         return self.action_to_string(state, action)
 
+    def played_name(self, before: S, action: int, after: S) -> str:
+        """How a played move is announced beside the position ``after`` it: its
+        :meth:`action_name` in ``before`` unless the game adds where it led (Tris 2's
+        ``0,2 E (now 0,3)``: a remark in parentheses, so :meth:`parse_action` reads the
+        announcement back as the move)."""
+        return self.action_name(before, action)
+
     def parse_action(self, state: S, text: str) -> int:
         """The action a person named, by :meth:`action_name` or :meth:`action_to_string`.
 

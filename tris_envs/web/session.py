@@ -308,7 +308,7 @@ class Session:
     def _append(self, actor: int, action: int, after: Any) -> None:
         game, before = self.game, self.state
         name = (_status(game, after) if actor == CHANCE      # Tritoc: "White rolled 7: ..."
-                else game.action_name(before, action))
+                else game.played_name(before, action, after))
         self.record.moves.append((int(actor), int(action)))
         self.record.positions.append(game.to_notation(after))
         self.move_names.append(name)

@@ -43,7 +43,8 @@ def render_text(state: Tris2State, hidden: bool = False) -> str:
 
 def status(state: Tris2State) -> str:
     """The line under the board: who is to move, or how the game ended (with the winning
-    line's cells); the last move as it was typed (the die's cell before the roll)."""
+    line's cells); the last move as it was typed (the die's cell before the roll) and the
+    cell the die stands on now."""
     last = last_move_name(state)
     moved = f"; last move {last}" if last != "-" else ""
     if state.result == DRAW:

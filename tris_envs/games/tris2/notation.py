@@ -70,8 +70,9 @@ def last_move_string(state: Tris2State) -> str:
 
 
 def last_move_name(state: Tris2State) -> str:
-    """The last move as it was typed and announced (:meth:`Tris2.action_name`): the cell
-    the die left, in the frame before the move, and its direction (``0,2 E``); or ``-``.
+    """The last move as it was typed (:meth:`Tris2.action_name`: the cell the die left, in
+    the frame before the move, and its direction) and where the die stands now, in this
+    position's frame (the position string's ``<last>`` cell): ``0,2 E (now 0,3)``; or ``-``.
 
     The frame is the dice's bounding box, so it may have moved with the roll: the
     previous frame's corner is where the dice were before, the die back on its old cell.
@@ -83,7 +84,7 @@ def last_move_name(state: Tris2State) -> str:
     cells = [(q // FRAME, q % FRAME) for q in range(FRAME * FRAME)
              if state.board[q] and q != f] + [(r, c)]
     top, left = min(row for row, _ in cells), min(col for _, col in cells)
-    return f"{r - top},{c - left} {DIRECTIONS[d]}"
+    return f"{r - top},{c - left} {DIRECTIONS[d]} (now {f // FRAME},{f % FRAME})"
 
 
 def winning_line(state: Tris2State) -> str:

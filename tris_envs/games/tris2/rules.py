@@ -57,7 +57,7 @@ from tris_envs.games.tris2.moves import (
     has_line,
     reframe,
 )
-from tris_envs.games.tris2.notation import from_notation, to_notation
+from tris_envs.games.tris2.notation import from_notation, last_move_name, to_notation
 from tris_envs.games.tris2.state import (
     DRAW,
     LAST_PLANE,
@@ -444,6 +444,14 @@ class Tris2(Game[Tris2State]):
             return f"{cell // 3},{cell % 3} {ORIENTATIONS[k]}"
         f, d = divmod(action, 4)
         return f"{f // FRAME},{f % FRAME} {DIRECTIONS[d]}"
+
+    def played_name(self, before: Tris2State, action: int, after: Tris2State) -> str:
+        """A roll as it was typed and where its die stands now, in the frame after it
+        (the position string's ``<last>`` cell): ``0,2 E (now 0,3)``; a placement by its
+        :meth:`action_name`."""
+        if action >= PLACEMENT_BASE:
+            return self.action_name(before, action)
+        return last_move_name(after)
 
     def to_notation(self, state: Tris2State) -> str:
         return to_notation(state)
