@@ -141,7 +141,8 @@ def test_config_takes_a_shipped_name_or_a_path(tmp_path):
     assert config_file("other/dir/run.toml") == Path("other/dir/run.toml")
     assert config_file(None) is None
     with pytest.raises(ValueError, match=r"\(have: az_doppia_scelta, .*, az_tant_fant, .*demo, "
-                       r"tris2_tactics, tritoc_finetune, tritoc_stage3\)"):
+                       r"tris2_tactics, tritoc_finetune, tritoc_stage3, tritoc_stage4, "
+                       r"tritoc_stage5\)"):
         config_file("tant_fant")
 
 
@@ -179,7 +180,7 @@ def test_a_bad_base_gets_one_clear_line(files, message, tmp_path, capsys):
     assert message in error and error.count("\n") == 1
 
 
-LAST_STAGE = {"az_tris2": "tris2_tactics", "az_tritoc": "tritoc_stage3"}
+LAST_STAGE = {"az_tris2": "tris2_tactics", "az_tritoc": "tritoc_stage5"}
 """The shipped networks trained in stages: the config of the last stage, which starts from
 the run before it (the first is the config named after the network)."""
 
@@ -205,7 +206,8 @@ def test_tritocs_later_stages_train_on_the_stage_before(tmp_path, monkeypatch):
     runs/tritoc``), then ``tritoc_finetune`` (``--out runs/tritoc_ft``), which starts from
     that run's final network with twice the self-play search, under no time budget, then
     ``tritoc_stage3``, which starts from the second's final network with a third of its
-    learning rate."""
+    learning rate, then ``tritoc_stage4`` and ``tritoc_stage5``, each from the stage
+    before with twice its self-play search."""
     from tris_envs.agents.az_network import NetConfig, Network, save
 
     first = load_config(config_file("az_tritoc"), {})
@@ -231,9 +233,24 @@ def test_tritocs_later_stages_train_on_the_stage_before(tmp_path, monkeypatch):
     assert dataclasses.replace(third, init=second.init, iterations=second.iterations,
                                learning_rate=second.learning_rate,
                                final_learning_rate=second.final_learning_rate) == second
+    stages = [third]
+    for number in (4, 5):
+        (tmp_path / "runs" / f"tritoc_s{number - 1}").mkdir()
+        (tmp_path / "runs" / f"tritoc_s{number - 1}" / "final.npz").write_bytes(
+            (tmp_path / "runs" / "tritoc" / "final.npz").read_bytes())
+        stage = load_config(config_file(f"tritoc_stage{number}"), {})
+        assert stage.init == f"runs/tritoc_s{number - 1}/final.npz"
+        assert stage.simulations == 2 * stages[-1].simulations
+        assert dataclasses.replace(stage, init=stages[-1].init, iterations=stages[-1].iterations,
+                                   simulations=stages[-1].simulations,
+                                   considered=stages[-1].considered,
+                                   checkpoint_every=stages[-1].checkpoint_every) == stages[-1]
+        stages.append(stage)
+    assert [(stage.iterations, stage.considered) for stage in stages] == [(60, 8), (60, 16),
+                                                                          (30, 16)]
     header = load(SHIPPED_DIR / "az_tritoc.npz", game).config
     assert (header.width, header.blocks, header.simulations) == (third.width, third.blocks,
-                                                                 third.play_simulations)
+                                                                 stages[-1].play_simulations)
 
 
 def test_tris2s_second_stage_adds_the_tactics_planes_to_the_first_stages_network(tmp_path,
