@@ -76,3 +76,24 @@ def test_the_page_steps_through_the_game_in_a_browser(page, tmp_path):
     assert 'id="board" alt="position" src="data:image/png;base64,' in opened
     clamped = dom("game=1&ply=999")
     assert f"ply {last} / {last}" in clamped and games[1]["result"] in clamped
+
+
+
+def test_tris2_frames_name_each_roll_with_the_cell_the_position_string_shows():
+    """One notation: a frame's move is the roll as typed (``0,2 E``) and the cell its die
+    stands on now, which the frame's position string holds in its ``<last>`` field."""
+    import numpy as np
+
+    from tris_envs.agents import make_agent
+    from tris_envs.evaluation.records import play_recorded
+    from tris_envs.games import make_game
+    from tris_envs.replay import frames
+
+    rng = np.random.default_rng(3)
+    agents = [make_agent("random", rng=rng) for _ in range(2)]
+    record = play_recorded(make_game("tris2"), agents, rng, max_moves=30)
+    moves = [(f["move"], f["position"]) for f in frames(record)[1:]]
+    assert len(moves) == len(record.moves) > 0
+    for move, position in moves:
+        r, c, d = position.rsplit(" ", 1)[1].split(",")
+        assert re.fullmatch(rf"random \(\d\): \d,\d {d} \(now {r},{c}\)", move), (move, position)
