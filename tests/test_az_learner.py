@@ -249,8 +249,9 @@ def test_tritocs_later_stages_train_on_the_stage_before(tmp_path, monkeypatch):
     assert [(stage.iterations, stage.considered) for stage in stages] == [(60, 8), (60, 16),
                                                                           (30, 16)]
     header = load(SHIPPED_DIR / "az_tritoc.npz", game).config
-    assert (header.width, header.blocks, header.simulations) == (third.width, third.blocks,
-                                                                 stages[-1].play_simulations)
+    last = stages[-1]
+    assert (header.width, header.blocks, header.simulations) == (last.width, last.blocks,
+                                                                 last.play_simulations)
 
 
 def test_tris2s_second_stage_adds_the_tactics_planes_to_the_first_stages_network(tmp_path,
