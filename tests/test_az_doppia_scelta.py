@@ -37,7 +37,7 @@ def against_the_solver(**options):
     """``az`` against the solver on 100 boards (seed 1) under ``options``: the match and
     ``az``'s move quality."""
     game = make_game("doppia_scelta", **options)
-    result = play_match(game, make_agent("az"), "solver", n_games=100, seed=1,
+    result = play_match(game, "az", "solver", n_games=100, seed=1,
                         keep_records=True, processes=2)
     return result, move_quality(game, result.records, "az")
 

@@ -32,7 +32,7 @@ def test_the_shipped_network_plays_tris2_and_sees_wins_in_one():
 
 def quality(opponent: str, spec: str, games: int, **options):
     game = make_game("tris2", **options)
-    result = play_match(game, make_agent(spec), opponent, n_games=games, seed=0,
+    result = play_match(game, spec, opponent, n_games=games, seed=0,
                         keep_records=True, processes=2)
     return result, move_quality(game, result.records, make_agent(spec).name)
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pytest
 
-from tris_envs.agents import make_agent
 from tris_envs.evaluation import play_match
 from tris_envs.games import make_game
 
@@ -22,13 +21,13 @@ def test_the_shipped_network_plays_tritoc():
     assert path.name == "az_tritoc.npz" and path.stat().st_size <= 2 * 2**20
     assert load(path, game).config.width == 32
     for options in ({}, {"layout": "random", "dice": "equal"}):
-        result = play_match(make_game("tritoc", max_moves=40, **options), make_agent("az:8"),
+        result = play_match(make_game("tritoc", max_moves=40, **options), "az:8",
                             "az:0", n_games=2, seed=0)
         assert result.n_games == 2
 
 
 def score(spec: str, opponent: str) -> float:
-    return play_match(make_game("tritoc"), make_agent(spec), opponent, n_games=200, seed=0,
+    return play_match(make_game("tritoc"), spec, opponent, n_games=200, seed=0,
                       processes=2).score
 
 
