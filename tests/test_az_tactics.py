@@ -248,6 +248,15 @@ def test_the_header_keeps_the_trap_rule_and_the_az_agent_follows_it(tmp_path, mo
     az.AZAgent(path, simulations=8, traps=0.25).act(rule4,
                                                    rule4.from_notation(game.to_notation(state)))
     assert used == [0.5, 0.25]
+    # options that change only the setup leave the game the network learned: the rule holds
+    for options in ({"setup": "placement"}, {"fair": True}):
+        variant = make_game("tris2", **options)
+        az.AZAgent(path, simulations=8).act(variant, variant.from_notation(game.to_notation(state)))
+    assert used == [0.5, 0.25, 0.5, 0.5]
+    placement4 = make_game("tris2", setup="placement", max_side=4)
+    az.AZAgent(path, simulations=8).act(placement4,
+                                        placement4.from_notation(game.to_notation(state)))
+    assert used == [0.5, 0.25, 0.5, 0.5]
 
 
 @pytest.mark.parametrize("traps", [-0.1, 1.5, True, "0.5"])

@@ -81,6 +81,17 @@ def changed_options(game: Game, options: dict[str, Any] | None = None) -> dict[s
             if k != "max_moves" and v != defaults.get(k)}
 
 
+def plays_as_trained(game: Game, network: Network) -> bool:
+    """Whether ``game``, once its setup is over, is the variant ``network`` was trained
+    on: the same options, ``max_moves`` and those that change only the start
+    (:attr:`Game.SETUP_OPTIONS <tris_envs.core.game.Game.SETUP_OPTIONS>`) aside."""
+    def play(options: dict[str, Any] | None) -> dict[str, Any]:
+        return {k: v for k, v in changed_options(game, options).items()
+                if k not in game.SETUP_OPTIONS}
+
+    return play(network.config.options) == play(None)
+
+
 def variant_name(game: Game) -> str:
     """File stem of the network for ``game``'s options: ``az_<game>[__<opt>=<val>...]``."""
     return "__".join([f"az_{game.info.name}"]
@@ -194,10 +205,11 @@ class AZAgent:
             (:attr:`NetConfig.discount`, the learner's ``discount``: 1 unless it was trained
             with one).
         traps: The trap rule's share (:func:`trap_move`; 0: off); ``None`` (default): the
-            network's (:attr:`NetConfig.traps`) when the game has the options it was
-            trained with (``max_moves`` aside), else off: the shipped Tris 2 network,
-            trained on the default options, plays the rule of 4 and the placement setup
-            without it (the rule cost it there, see docs/results.md).
+            network's (:attr:`NetConfig.traps`) when the game plays, after its setup, the
+            variant the network was trained on (:func:`plays_as_trained`), else off: the
+            shipped Tris 2 network, trained on the default options, plays the placement
+            setup with it and the rule of 4 without it (the rule cost it there, see
+            docs/results.md).
         proofs: Let the search prove the positions the rules core proves won by force
             (``proofs`` of :class:`~tris_envs.agents.mcts.MCTSAgent`: Tris 2's last six
             placements searched exactly), and in a position proven lost play the
@@ -292,8 +304,7 @@ class AZAgent:
             return hardest_loss(game, state, root, search.memo)
         traps = self.traps
         if traps is None:      # the header's rule, for the variant the network learned
-            trained = changed_options(game, network.config.options) == changed_options(game)
-            traps = network.config.traps if trained else 0.0
+            traps = network.config.traps if plays_as_trained(game, network) else 0.0
         if not traps:
             return MCTSAgent.best_action(root)
         return trap_move(game, state, root, traps)

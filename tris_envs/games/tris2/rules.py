@@ -88,6 +88,7 @@ class Tris2(Game[Tris2State]):
         max_moves: default truncation limit in plies for environments (placements count).
     """
 
+    SETUP_OPTIONS = frozenset({"setup", "fair"})
 
     def __init__(self, setup: str = "random", max_side: int | None = None, fair: bool = False,
                  max_moves: int = 200) -> None:
