@@ -279,20 +279,6 @@ def test_tris2s_second_stage_adds_the_tactics_planes_to_the_first_stages_network
                                minutes=first.minutes) == first
 
 
-def test_the_candidate_networks_match_their_configs():
-    """training/candidates/ keeps networks trained but not shipped yet, each beside the
-    config that trained it (read from the repository's root, as its ``init`` path is)."""
-    folder = Path(__file__).resolve().parents[1] / "training" / "candidates"
-    configs = sorted(folder.glob("*.toml"))
-    assert configs
-    for path in configs:
-        config = load_config(path, {})
-        game = GAMES[config.game].make(**config.options)
-        header = load(path.with_suffix(".npz"), game).config
-        assert (header.game, header.width, header.blocks, header.discount) == (
-            config.game, config.width, config.blocks, config.discount)
-
-
 @pytest.mark.parametrize("arguments, message", [
     (["--game", "chess"], "game='chess': must be one of 'tris2', 'tris1'"),
     (["--iterations", "0"], "iterations=0: must be an integer >= 1"),
