@@ -39,8 +39,8 @@ SCHEMES = ["crossing", "shared_goal", "swap"]
 @pytest.fixture(scope="module", params=SCHEMES)
 def az_against_the_solver(request):
     """``az`` against the solver on 100 boards (seed 1) under each scheme, and the solver
-    against itself on the same boards: the scheme, both matches and ``az``'s move quality,
-    played once for the slow tests of a scheme."""
+    against itself on the same boards: both matches and ``az``'s move quality, played once
+    for the slow tests of a scheme."""
     game = make_game("doppia_scelta", scheme=request.param)
     result = play_match(game, "az", "solver", n_games=100, seed=1, keep_records=True,
                         processes=2)

@@ -147,6 +147,17 @@ def test_rules_core_imports_no_framework():
                     assert name.split(".")[0] not in {"gymnasium", "pettingzoo", "pygame"}, path
 
 
+def test_setup_options_are_options_of_their_game():
+    from tris_envs.games import GAMES, make_game
+
+    setups = {name: type(make_game(name)).SETUP_OPTIONS for name in GAMES}
+    for name, options in setups.items():
+        assert options <= set(type(make_game(name)).OPTIONS) - {"max_moves"}, name
+    assert setups["tris2"] == {"setup", "fair"}
+    assert setups["doppia_scelta"] == {"setup", "board", "fair"}
+    assert not setups["tritoc"]    # its layout changes every roll's holes
+
+
 def test_pettingzoo_registry_and_make_env():
     env = pettingzoo.make("aec", "tris_envs/tant_fant-v0", diagonal_only=True)
     env.reset()

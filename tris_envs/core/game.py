@@ -94,7 +94,8 @@ class Game(ABC, Generic[S]):
     OPTIONS: ClassVar[Mapping[str, Any]] = {}
     SETUP_OPTIONS: ClassVar[frozenset[str]] = frozenset()
     """Options that change only how a game starts: once the setup is over the game plays
-    the same whatever their values (Tris 2's ``setup`` and ``fair``)."""
+    the same whatever their values (Tris 2's ``setup`` and ``fair``; Doppia scelta's
+    ``setup``, ``board`` and ``fair``)."""
     MASK_CACHE_SIZE: ClassVar[int] = 4_096
     info: GameInfo
 

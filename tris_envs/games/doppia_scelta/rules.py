@@ -114,6 +114,7 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
         max_moves: Truncation limit in plies for environments (coloring plies count).
     """
 
+    SETUP_OPTIONS = frozenset({"setup", "board", "fair"})
 
     def __init__(self, scheme: str = "crossing", gates: Sequence[str] | None = None,
                  setup: str = "random", board: str | None = None, fair: bool = False,
