@@ -78,7 +78,6 @@ def test_the_page_steps_through_the_game_in_a_browser(page, tmp_path):
     assert f"ply {last} / {last}" in clamped and games[1]["result"] in clamped
 
 
-
 def test_tris2_frames_name_each_roll_with_the_cell_the_position_string_shows():
     """One notation: a frame's move is the roll as typed (``0,2 E``) and the cell its die
     stands on now, which the frame's position string holds in its ``<last>`` field."""
