@@ -42,7 +42,8 @@ def test_az_never_blunders_against_greedy_and_loses_only_setups_lost_from_the_st
     """The goal "never loses to greedy" under the random setup, held to what a player can do:
     200 games, +7 =192 -1 with no blunder (docs/results.md). A loss is allowed only as the
     first player on a setup where every first roll hands the opponent a line (what
-    ``fair=True`` redraws, 0.6% of the setups): lost from the start for any player."""
+    ``fair=True`` redraws, 0.41% of the setups in ``benchmarks/tris2_facts.py``): lost
+    from the start for any player."""
     game = make_game("tris2")
     name = make_agent("az").name
     result, moves = quality("greedy", "az", 200)
