@@ -36,6 +36,11 @@ def benchmark_script(name: str) -> ModuleType:
 
 TRIS2_BEFORE_WIN = "XO/......|...O/XX/O|XO//XO/XO|OX/.../OX|/OX...... 1 0,0,N"
 """Tris 2: player 1 to move wins at once by rolling a die into a line."""
+TRIS2_TRAP = "O/XO/XX/O...|OX/...O/X/OX|/XO...OX//XO 1 0,0,S"
+"""Tris 2 with ``max_side=4``: player 1 to move, 11 legal rolls, one of them a trap."""
+TRIS2_TRAP_MOVES = ["0,1 S"]
+"""The trap of :data:`TRIS2_TRAP`: the roll after which every legal reply hands player 1 a
+line."""
 
 EXPECTED_PETTINGZOO_WARNINGS = frozenset({
     "Observation is not a NumPy array",
@@ -271,3 +276,21 @@ def check_bridge(env: Any, game: Game, text: str) -> Any:
         for seat in (0, 1):
             assert (np.asarray(env.observe_for(state, seat)) == game.observation(core, seat)).all()
     return state
+
+
+def safe_positions(game: Any, games: int, seed: int) -> list[Any]:
+    """Every position of ``games`` Tris 2 games in which both sides roll at random among
+    the moves that hand over no line (while there is one) and take a win in one: under the
+    rule of 4 they run into zugzwangs, where random games rarely get."""
+    rng = np.random.default_rng(seed)
+    seen: list[Any] = []
+    for _ in range(games):
+        state = game.initial_state(rng)
+        while not game.is_terminal(state) and len(seen) < 400 * games:
+            seen.append(state)
+            wins, handovers = game.tactical_moves(state)
+            legal = list(game.legal_actions(state))
+            safe = [a for a in legal if not handovers[a]] or legal
+            state = game.apply(state, int(rng.choice([a for a in safe if wins[a]] or safe)))
+        seen.append(state)
+    return seen

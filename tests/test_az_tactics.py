@@ -2,9 +2,14 @@
 JAX game's ``winning_moves`` / ``handovers`` and with the generic one-move checks; the planes
 sit on the policy head's cells; the NumPy and JAX inputs and forward passes agree; a network
 without the planes starts a tactics run computing the same function; a tiny run saves a
-network whose header says so and that the ``az`` agents play; bad combinations are refused."""
+network whose header says so and that the ``az`` agents play; bad combinations are refused.
+The trap planes (``trap_planes = true``) likewise: ``trap_moves`` of the rules core, the
+generic checks and the JAX game agree, the planes come third, and a tactics network reads
+them with zero weights."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -23,7 +28,9 @@ from tris_envs.games import make_game
 from tris_envs.games.tris2 import PLACEMENT_BASE
 
 from checks import TRIS2_BEFORE_WIN as BEFORE_WIN
-from checks import random_playouts
+from checks import TRIS2_TRAP as TRAP_POSITION
+from checks import TRIS2_TRAP_MOVES as TRAP_MOVES
+from checks import random_playouts, safe_positions
 
 OPTIONS = [{}, {"max_side": 4}, {"setup": "placement"}]
 
@@ -319,3 +326,109 @@ def test_a_proven_loss_leaves_the_opponent_the_fewest_replies_that_keep_its_win(
         shares = {a: kept(game.apply(state, a)) for a in game.legal_actions(state)}
         move = hardest_loss(game, state, root, search.memo)
         assert shares[move] == min(shares.values())
+
+
+# ----- trap planes (NetConfig.trap_planes, the learner's trap_planes) --------------------
+@pytest.mark.parametrize("options", OPTIONS)
+def test_trap_moves_leave_the_opponent_only_handovers(options):
+    """The rules core's ``trap_moves`` are the legal rolls after which the game goes on and
+    every legal reply (at least one) hands a win in one back (the generic checks), and the
+    JAX game's ``trap_moves`` agree with them."""
+    game = make_game("tris2", **options)
+    jax = pytest.importorskip("jax")
+    from tris_envs.jax import make
+
+    env = make("tris2", **options)
+    jax_traps = jax.jit(env.trap_moves)
+    found = 0
+    for state in safe_positions(game, 4, seed=8)[::2]:
+        traps = game.trap_moves(state)
+        rolls = ([] if game.is_terminal(state) or state.placing
+                 else [a for a in game.legal_actions(state) if a < PLACEMENT_BASE])
+        expected = []
+        for action in rolls:
+            child = game.apply(state, action)
+            replies = [] if game.is_terminal(child) else game.legal_actions(child)
+            if replies and all(allows_win(game, child, r) for r in replies):
+                expected.append(action)
+        assert np.flatnonzero(traps).tolist() == expected
+        assert np.array_equal(np.asarray(jax_traps(env.from_core(state))), traps)
+        found += len(expected)
+    assert found > 0 or options.get("max_side") != 4
+
+
+def test_a_trap_under_the_rule_of_4():
+    """A scripted position: the player to move has exactly these rolls that leave the
+    opponent only moves that hand over a line."""
+    game = make_game("tris2", max_side=4)
+    state = game.from_notation(TRAP_POSITION)
+    assert [game.action_name(state, a) for a in np.flatnonzero(game.trap_moves(state))] \
+        == TRAP_MOVES
+
+
+def test_the_trap_planes_come_third_and_numpy_and_jax_agree():
+    jax = pytest.importorskip("jax")
+    from tris_envs.alphazero.jax_net import input_of
+    from tris_envs.jax import from_position, make
+
+    game, env = make_game("tris2", max_side=4), make("tris2", max_side=4)
+    config = NetConfig("tris2", {"max_side": 4}, 4, 1, tactics=True, trap_planes=True)
+    network = Network(game, config, rng=np.random.default_rng(9))
+    states = [s for s in safe_positions(game, 2, seed=9) if not game.is_terminal(s)][::3]
+    inputs = network.inputs(states)
+    planes, channels = game.info.observation_shape[2], tactic_slots(game)[2]
+    assert inputs.shape[-1] == planes + 3 * channels == config.input_planes(game)
+    tactics = Network(game, replace(config, trap_planes=False), rng=np.random.default_rng(9))
+    assert np.array_equal(inputs[..., :planes + 2 * channels], tactics.inputs(states))
+    traps = np.stack([game.trap_moves(s) for s in states])[:, None]
+    assert traps.any()
+    assert np.array_equal(inputs[..., planes + 2 * channels:],
+                          tactic_planes(traps, tactic_slots(game), inputs.shape[1:3]))
+    batch = jax.tree_util.tree_map(lambda *xs: np.stack(xs), *[
+        from_position(env, game.to_notation(s)) for s in states])
+    assert np.array_equal(inputs, np.asarray(input_of(env, True, True)(batch)))
+
+
+def test_a_tactics_network_reads_the_trap_planes_with_zero_weights(tmp_path):
+    game = make_game("tris2", max_side=4)
+    tactics = Network(game, NetConfig("tris2", {}, 4, 1, tactics=True),
+                      rng=np.random.default_rng(10))
+    wider = NetConfig("tris2", {}, 4, 1, tactics=True, trap_planes=True)
+    widened = with_inputs_of(tactics, wider)
+    assert widened.config.trap_planes
+    states = [s for s in safe_positions(game, 2, seed=10) if not game.is_terminal(s)][:20]
+    for got, want in zip(widened.evaluate(states), tactics.evaluate(states)):
+        assert np.allclose(got, want, atol=1e-6)
+    plain = Network(game, NetConfig("tris2", {}, 4, 1), rng=np.random.default_rng(10))
+    assert with_inputs_of(plain, wider).weights["stem.w"].shape[2] == wider.input_planes(game)
+    with pytest.raises(ValueError, match="cannot drop them"):
+        with_inputs_of(widened, tactics.config)
+    assert load(save(widened, tmp_path / "t.npz"), game).config.trap_planes
+    with np.load(save(tactics, tmp_path / "p.npz")) as data:
+        assert "trap_planes" not in str(data["__config__"])
+    with pytest.raises(ValueError, match="trap planes needs the tactics planes"):
+        Network(game, NetConfig("tris2", {}, 4, 1, trap_planes=True))
+
+
+def test_a_trap_planes_run_saves_a_network_the_az_agents_play(tmp_path):
+    pytest.importorskip("mctx")
+    from tris_envs.agents import make_agent
+    from tris_envs.alphazero.train import load_config, train
+    from tris_envs.evaluation import play_match
+
+    options = {"max_side": 4, "max_moves": 24}
+    game = make_game("tris2", **options)
+    tiny = {"game": "tris2", "options": options, "envs": 4, "steps": 2, "simulations": 4,
+            "considered": 4, "batch": 8, "width": 4, "blocks": 1, "iterations": 1,
+            "checkpoint_every": 1, "eval_games": 0, "decisive": True, "tactics": True}
+    tactics = save(Network(game, NetConfig("tris2", options, 4, 1, tactics=True),
+                           rng=np.random.default_rng(11)), tmp_path / "tactics.npz")
+    final = train(load_config(None, tiny | {"init": str(tactics), "trap_planes": True}),
+                  tmp_path / "run", quiet=True)
+    assert load(final, game).config.trap_planes
+    for spec in (f"az:{final}:0", f"az:{final}:4"):
+        assert play_match(game, make_agent(spec), "greedy", n_games=2, seed=0).n_games == 2
+    with pytest.raises(ValueError, match="trap_planes = true needs tactics = true"):
+        load_config(None, tiny | {"tactics": False, "trap_planes": True})
+    with pytest.raises(ValueError, match="reads trap planes; the config says trap_planes = f"):
+        load_config(None, tiny | {"init": str(final)})

@@ -42,12 +42,18 @@ reads every cell (``(H * W * width, width)``), with the same outputs."""
 @runtime_checkable
 class Tactical(Protocol):
     """A game whose rules core gives each position's one-move tactics (Tris 2), what a
-    network with :attr:`NetConfig.tactics` reads."""
+    network with :attr:`NetConfig.tactics` reads, and its two-move traps, what one with
+    :attr:`NetConfig.trap_planes` reads."""
 
     def tactical_moves(self, state: Any) -> tuple[np.ndarray, np.ndarray]:
         """``(wins, handovers)``: ``bool`` vectors over the actions, the legal moves after
         which the player to move has won, and those after which the opponent can win at
         once."""
+        ...
+
+    def trap_moves(self, state: Any) -> np.ndarray:
+        """``bool`` vector over the actions: the legal moves after which every legal move
+        of the opponent hands a win in one back."""
         ...
 
 
@@ -82,6 +88,10 @@ class NetConfig:
             opponent the largest share of moves that hand over a win in one (see
             :func:`~tris_envs.agents.az.trap_move`; needs the game's ``tactical_moves``).
             Saved in the header only when set.
+        trap_planes: With :attr:`tactics`, a third group of planes: the legal moves after
+            which every legal move of the opponent hands a win in one back (the game's
+            ``trap_moves``; Tris 2 only), the two-move tactics of zugzwang that the rule of 4
+            (``max_side=4``) turns on. Saved in the header only when true.
     """
 
     game: str
@@ -93,12 +103,14 @@ class NetConfig:
     discount: float = 1.0
     tactics: bool = False
     traps: float = 0.0
+    trap_planes: bool = False
 
     def input_planes(self, game: Game) -> int:
-        """Channels of the network's input: the observation's, and with :attr:`tactics`
-        twice the policy head's cell maps."""
+        """Channels of the network's input: the observation's, and the policy head's cell
+        maps twice with :attr:`tactics` and once more with :attr:`trap_planes`."""
         planes = game.info.observation_shape[2]
-        return planes + 2 * game_spec(self.game).policy.cell_channels * self.tactics
+        groups = 2 * self.tactics + self.trap_planes
+        return planes + groups * game_spec(self.game).policy.cell_channels
 
     def shapes(self, game: Game) -> dict[str, tuple[int, ...]]:
         """Name -> shape of every parameter."""
@@ -141,6 +153,9 @@ class Network:
         if config.traps and not isinstance(game, Tactical):
             raise ValueError(f"a network with the trap rule needs the game's tactical_moves, "
                              f"which {game.info.name!r} does not have")
+        if config.trap_planes and not config.tactics:
+            raise ValueError("a network with trap planes needs the tactics planes too "
+                             "(tactics = true)")
         self.game = game
         self.config = config
         shapes = config.shapes(game)
@@ -189,7 +204,9 @@ class Network:
         if self.tactic_slots is None:
             return observations
         tactical = cast(Tactical, game)
-        flags = np.stack([np.stack(tactical.tactical_moves(s)) for s in states])
+        groups = ((lambda s: (*tactical.tactical_moves(s), tactical.trap_moves(s)))
+                  if self.config.trap_planes else tactical.tactical_moves)
+        flags = np.stack([np.stack(groups(s)) for s in states])
         planes = tactic_planes(flags, self.tactic_slots, observations.shape[1:3])
         return np.concatenate([observations, planes], axis=-1)
 
@@ -213,38 +230,42 @@ def tactic_slots(game: Game) -> tuple[np.ndarray, np.ndarray, int]:
 
 def tactic_planes(flags: Any, slots: tuple[np.ndarray, np.ndarray, int], board: Sequence[int],
                   xp: Any = np) -> Any:
-    """The ``(N, H, W, 2 * cell_channels)`` tactics planes (:attr:`NetConfig.tactics`) of
-    ``(N, 2, num_actions)`` flags, each state's wins and handovers (the game's
-    ``tactical_moves``): the wins laid out as the policy head's cell maps, then the
-    handovers. ``slots``: :func:`tactic_slots`; ``xp``: the array module (NumPy, or
-    ``jax.numpy`` in the learner)."""
+    """The ``(N, H, W, G * cell_channels)`` tactics planes (:attr:`NetConfig.tactics`,
+    :attr:`NetConfig.trap_planes`) of ``(N, G, num_actions)`` flags, each state's wins and
+    handovers (the game's ``tactical_moves``), and with ``G = 3`` its traps (``trap_moves``):
+    each group laid out as the policy head's cell maps, one group after the other.
+    ``slots``: :func:`tactic_slots`; ``xp``: the array module (NumPy, or ``jax.numpy`` in
+    the learner)."""
     actions, positions, channels = slots
-    n, (height, width) = flags.shape[0], board
+    n, groups, (height, width) = flags.shape[0], flags.shape[1], board
     chosen = flags[:, :, actions].astype(xp.float32)
     if xp is np:
-        maps = np.zeros((n, 2, height * width * channels), dtype=np.float32)
+        maps = np.zeros((n, groups, height * width * channels), dtype=np.float32)
         maps[:, :, positions] = chosen
     else:
-        maps = xp.zeros((n, 2, height * width * channels), dtype=xp.float32)
+        maps = xp.zeros((n, groups, height * width * channels), dtype=xp.float32)
         maps = maps.at[:, :, positions].set(chosen)
-    maps = maps.reshape(n, 2, height, width, channels).transpose(0, 2, 3, 1, 4)
-    return maps.reshape(n, height, width, 2 * channels)
+    maps = maps.reshape(n, groups, height, width, channels).transpose(0, 2, 3, 1, 4)
+    return maps.reshape(n, height, width, groups * channels)
 
 
 def with_inputs_of(network: Network, config: NetConfig) -> Network:
-    """``network`` reading the input of ``config`` (:attr:`NetConfig.tactics`): a network
-    without the tactics planes gets zero stem weights for them, so that it computes the
-    same function until training changes them (a learner's ``init`` network)."""
-    if config.tactics == network.config.tactics:
+    """``network`` reading the input of ``config`` (:attr:`NetConfig.tactics`,
+    :attr:`NetConfig.trap_planes`): a network without those planes gets zero stem weights
+    for them (they come last), so that it computes the same function until training
+    changes them (a learner's ``init`` network)."""
+    have, want = network.config, config
+    if (have.tactics, have.trap_planes) == (want.tactics, want.trap_planes):
         return network
-    if network.config.tactics:
-        raise ValueError("a network that reads tactics planes cannot drop them")
+    if have.tactics > want.tactics or have.trap_planes > want.trap_planes:
+        raise ValueError("a network that reads tactics or trap planes cannot drop them")
     weights = dict(network.weights)
     stem = weights["stem.w"]
-    extra = config.input_planes(network.game) - stem.shape[2]
+    extra = want.input_planes(network.game) - stem.shape[2]
     weights["stem.w"] = np.concatenate(
         [stem, np.zeros(stem.shape[:2] + (extra, stem.shape[3]), dtype=stem.dtype)], axis=2)
-    return Network(network.game, replace(network.config, tactics=True), weights)
+    return Network(network.game, replace(have, tactics=want.tactics,
+                                         trap_planes=want.trap_planes), weights)
 
 
 def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -286,6 +307,8 @@ def save(network: Network, path: str | Path) -> Path:
         header["tactics"] = True
     if network.config.traps:
         header["traps"] = network.config.traps
+    if network.config.trap_planes:
+        header["trap_planes"] = True
     arrays: dict[str, Any] = {"__config__": np.array(json.dumps(header, default=repr)),
                               **network.weights}
     with path.open("wb") as file:
@@ -322,7 +345,7 @@ def load(path: str | Path, game: Game) -> Network:
     config = NetConfig(header["game"], header["options"], header["width"], header["blocks"],
                        bool(header.get("decisive", False)), int(header.get("simulations", 0)),
                        float(header.get("discount", 1.0)), bool(header.get("tactics", False)),
-                       float(header.get("traps", 0.0)))
+                       float(header.get("traps", 0.0)), bool(header.get("trap_planes", False)))
     return Network(game, config, weights)
 
 

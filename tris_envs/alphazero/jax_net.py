@@ -40,19 +40,22 @@ def network_of(params: Params, game: Game, config: NetConfig) -> Network:
                                   for name, w in params.items()})
 
 
-def input_of(env: Any, tactics: bool = False) -> Any:
+def input_of(env: Any, tactics: bool = False, trap_planes: bool = False) -> Any:
     """``states -> (N, H, W, C)``: the network's input for a batch of JAX game states, their
     observations with the tactics planes of :attr:`NetConfig.tactics` (the game's
     ``winning_moves`` and ``handovers``, as the rules core's ``tactical_moves``) when
-    ``tactics``."""
+    ``tactics``, and then the trap planes of :attr:`NetConfig.trap_planes` (the game's
+    ``trap_moves``) when ``trap_planes``."""
     if not tactics:
         return lambda states: states.observation
     slots = tactic_slots(env.game)
     board = env.game.info.observation_shape[:2]
-    winning, handovers = jax.vmap(env.winning_moves), jax.vmap(env.handovers)
+    groups = [jax.vmap(env.winning_moves), jax.vmap(env.handovers)]
+    if trap_planes:
+        groups.append(jax.vmap(env.trap_moves))
 
     def inputs(states: Any) -> Any:
-        flags = jnp.stack([winning(states), handovers(states)], axis=1)
+        flags = jnp.stack([group(states) for group in groups], axis=1)
         return jnp.concatenate([states.observation.astype(jnp.float32),
                                 tactic_planes(flags, slots, board, jnp)], axis=-1)
 

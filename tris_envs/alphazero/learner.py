@@ -103,6 +103,8 @@ class Search(NamedTuple):
             values learn the results of games in which either side may slip, so that of
             two positions the one where a slip of the opponent's loses is worth more:
             between players that never hand over a line, every value is a draw.
+        trap_planes: With ``tactics``, the trap planes after them (the game's ``trap_moves``;
+            :attr:`~tris_envs.agents.az_network.NetConfig.trap_planes`).
     """
 
     envs: int
@@ -120,6 +122,7 @@ class Search(NamedTuple):
     discount: float = 1.0
     tactics: bool = False
     explore: float = 0.0
+    trap_planes: bool = False
 
 
 def explored(action: Any, mask: Any, share: float, key: Any) -> Any:
@@ -203,7 +206,7 @@ def make_recurrent(env: TrisEnv, network: Callable[[Any, Any], tuple[Any, Any]],
 def new_memory(env: TrisEnv, search: Search) -> Memory:
     """An empty :class:`Memory` for ``env``'s plies (filled by the first iteration)."""
     rows = search.replay * search.steps * search.envs
-    inputs = input_of(env, search.tactics)
+    inputs = input_of(env, search.tactics, search.trap_planes)
     observation = jax.eval_shape(lambda key: inputs(jax.vmap(env.init)(key[None]))[0],
                                  jax.random.PRNGKey(0))
     actions = (rows, env.num_actions)
@@ -230,7 +233,7 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
     over as many plies drawn from the memory."""
     init, step = jax.vmap(env.init), jax.vmap(env.step)
     index = jnp.asarray(index)
-    inputs = input_of(env, search.tactics)
+    inputs = input_of(env, search.tactics, search.trap_planes)
     recurrent = make_recurrent(env, lambda params, x: forward(params, x, index, blocks),
                                search.decisive, search.discount, inputs)
     winning = jax.vmap(env.winning_moves) if search.decisive else None

@@ -82,6 +82,7 @@ class Config:
     safe: bool = setting(False, flag)                   # no blunder in the policy target
     discount: float = setting(1.0, number(0, 1))        # a result's worth a ply later
     tactics: bool = setting(False, flag)                # one-move tactics as input planes
+    trap_planes: bool = setting(False, flag)            # and two-move traps (with tactics)
     explore: float = setting(0.0, number(0, 1))         # self-play moves played at random
     play_simulations: int = setting(0, integer(0))      # the saved networks' az budget
     play_traps: float = setting(0.0, number(0, 1))      # the saved networks' trap rule
@@ -154,6 +155,12 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
         if network.config.tactics and not config.tactics:
             raise ValueError(f"init={config.init!r} reads tactics planes; the config says "
                              "tactics = false")
+        if network.config.trap_planes and not config.trap_planes:
+            raise ValueError(f"init={config.init!r} reads trap planes; the config says "
+                             "trap_planes = false")
+    if config.trap_planes and not config.tactics:
+        raise ValueError("trap_planes = true needs tactics = true (the trap planes come after "
+                         "the tactics planes)")
     for spec in config.opponents:
         make_agent(spec)
     from tris_envs.agents.az_network import Tactical
@@ -162,7 +169,7 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
         raise ValueError(f"play_traps needs the rules core's tactical_moves, which "
                          f"{config.game!r} does not have")
     for key, method in (("decisive", "winning_moves"), ("safe", "blunders"),
-                        ("tactics", "handovers")):
+                        ("tactics", "handovers"), ("trap_planes", "trap_moves")):
         if getattr(config, key):
             from tris_envs.jax import make
 
@@ -201,7 +208,7 @@ class Run:
                              "devices the games are sharded over")
         self.net_config = NetConfig(config.game, config.options, config.width, config.blocks,
                                     config.decisive, config.play_simulations, config.discount,
-                                    config.tactics, config.play_traps)
+                                    config.tactics, config.play_traps, config.trap_planes)
         rng = np.random.default_rng(config.seed)
         params = params_of(with_inputs_of(load(config.init, self.game), self.net_config)
                            if config.init else Network(self.game, self.net_config, rng=rng))
@@ -217,7 +224,7 @@ class Run:
         search = Search(config.envs, config.steps, config.simulations, config.considered,
                         config.noise, config.alpha, config.batch, config.epochs,
                         config.bootstrap, config.replay, config.decisive, config.safe,
-                        config.discount, config.tactics, config.explore)
+                        config.discount, config.tactics, config.explore, config.trap_planes)
         self.state = (jax.device_put(params, replicated),
                       jax.device_put(optimiser.init(params), replicated),
                       jax.device_put(states, games), jax.device_put(key, replicated),

@@ -357,6 +357,13 @@ class Tris2(TrisEnv):
             won.reshape(-1), mode="drop")
         return wins & state.legal_action_mask & ~(state.terminated | state.truncated)
 
+    def _rolled(self, state: State) -> tuple[Any, Any]:
+        """Each die's four roll actions (36) and the positions they leave (legal or not;
+        no observations)."""
+        actions = ((state._rows.astype(jnp.int32) * FRAME + state._cols)[:, None] * 4
+                   + jnp.arange(4)).reshape(-1)
+        return actions, jax.vmap(lambda action: self._play(state, action, None))(actions)
+
     def handovers(self, state: State) -> Any:
         """``bool[NUM_ACTIONS]``: the legal rolls after which the game goes on and the
         opponent can win at once (:meth:`winning_moves` of the position each leaves; the
@@ -365,11 +372,25 @@ class Tris2(TrisEnv):
         one is not looked at); none in a finished game.
 
         Each die's four rolls are played out (36 children, no observations)."""
-        actions = ((state._rows.astype(jnp.int32) * FRAME + state._cols)[:, None] * 4
-                   + jnp.arange(4)).reshape(-1)
-        children = jax.vmap(lambda action: self._play(state, action, None))(actions)
+        actions, children = self._rolled(state)
         lost = jax.vmap(self.winning_moves)(children).any(-1) & ~children.terminated
         flags = jnp.zeros(NUM_ACTIONS, jnp.bool_).at[actions].set(lost, mode="drop")
+        return flags & state.legal_action_mask & ~(state.terminated | state.truncated)
+
+    def trap_moves(self, state: State) -> Any:
+        """``bool[NUM_ACTIONS]``: the legal rolls after which the game goes on and every
+        legal move of the opponent (at least one) hands a win in one back (its
+        :meth:`handovers` are its legal moves), a zugzwang (the rules core's
+        :meth:`~tris_envs.games.tris2.Tris2.trap_moves`). A placement is none; none in a
+        finished game.
+
+        The 36 children's :meth:`handovers`: 1,296 grandchildren, about 60 times the cost
+        of :meth:`handovers`."""
+        actions, children = self._rolled(state)
+        replies = children.legal_action_mask
+        trapped = ((jax.vmap(self.handovers)(children) == replies).all(-1) & replies.any(-1)
+                   & ~children.terminated)
+        flags = jnp.zeros(NUM_ACTIONS, jnp.bool_).at[actions].set(trapped, mode="drop")
         return flags & state.legal_action_mask & ~(state.terminated | state.truncated)
 
     def blunders(self, state: State) -> Any:

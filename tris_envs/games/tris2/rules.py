@@ -183,6 +183,23 @@ class Tris2(Game[Tris2State]):
                 handovers[action] = True
         return wins, handovers
 
+    def trap_moves(self, state: Tris2State) -> np.ndarray:
+        """``bool`` vector of length 378: the legal rolls after which the game goes on and
+        every legal move of the opponent (at least one) hands a win in one back, a
+        zugzwang (what the JAX game's ``trap_moves`` gives; the third group of input
+        planes of a network trained with ``trap_planes``). Placements are none; none in a
+        finished game."""
+        traps = np.zeros(NUM_ACTIONS, dtype=bool)
+        if state.result != ONGOING or state.placing:
+            return traps
+        for action in self.legal_actions(state):
+            child = self.apply(state, action)
+            replies = self.legal_actions(child) if child.result == ONGOING else ()
+            traps[action] = bool(replies) and all(
+                (after := self.apply(child, reply)).result == ONGOING and self._can_win(after)
+                for reply in replies)
+        return traps
+
     @staticmethod
     def _can_win(state: Tris2State) -> bool:
         """Whether a legal roll of the player to move makes a line, in the rolling phase (a
