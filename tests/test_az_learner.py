@@ -141,8 +141,8 @@ def test_config_takes_a_shipped_name_or_a_path(tmp_path):
     assert config_file("other/dir/run.toml") == Path("other/dir/run.toml")
     assert config_file(None) is None
     with pytest.raises(ValueError, match=r"\(have: az_doppia_scelta, .*, az_tant_fant, .*demo, "
-                       r"tris2_tactics, tritoc_finetune, tritoc_stage3, tritoc_stage4, "
-                       r"tritoc_stage5\)"):
+                       r"tris2_rule4_traps, tris2_tactics, tritoc_finetune, tritoc_stage3, "
+                       r"tritoc_stage4, tritoc_stage5\)"):
         config_file("tant_fant")
 
 
@@ -180,7 +180,8 @@ def test_a_bad_base_gets_one_clear_line(files, message, tmp_path, capsys):
     assert message in error and error.count("\n") == 1
 
 
-LAST_STAGE = {"az_tris2": "tris2_tactics", "az_tritoc": "tritoc_stage5"}
+LAST_STAGE = {"az_tris2": "tris2_tactics", "az_tris2__max_side=4": "tris2_rule4_traps",
+              "az_tritoc": "tritoc_stage5"}
 """The shipped networks trained in stages: the config of the last stage, which starts from
 the run before it (the first is the config named after the network)."""
 
@@ -196,9 +197,11 @@ def test_every_shipped_network_was_trained_with_its_config(path):
     game = GAMES[config.game].make(**config.options)
     header = load(SHIPPED_DIR / f"{path.stem}.npz", game).config
     assert (header.game, header.options, header.width, header.blocks, header.decisive,
-            header.simulations, header.discount, header.tactics, header.traps) == (
+            header.simulations, header.discount, header.tactics, header.traps,
+            header.trap_planes) == (
         config.game, config.options, config.width, config.blocks, config.decisive,
-        config.play_simulations, config.discount, config.tactics, config.play_traps)
+        config.play_simulations, config.discount, config.tactics, config.play_traps,
+        config.trap_planes)
 
 
 def test_tritocs_later_stages_train_on_the_stage_before(tmp_path, monkeypatch):
@@ -277,6 +280,32 @@ def test_tris2s_second_stage_adds_the_tactics_planes_to_the_first_stages_network
                                learning_rate=first.learning_rate,
                                final_learning_rate=first.final_learning_rate,
                                minutes=first.minutes) == first
+
+
+def test_the_rule_of_4_network_trains_the_default_one_on_then_adds_the_trap_planes(
+        tmp_path, monkeypatch):
+    """The shipped Tris 2 network for ``max_side=4`` comes from two configs:
+    ``az_tris2__max_side=4`` (``--out runs/tris2_rule4``), the shipped default network
+    trained on under the rule with ``tris2_tactics``' recipe, then ``tris2_rule4_traps``,
+    which starts from that run's final network with the trap planes."""
+    from tris_envs.agents.az_network import NetConfig, Network, save
+
+    recipe = load_config(config_file("tris2_tactics"), {})
+    first = load_config(config_file("az_tris2__max_side=4"), {})
+    assert first.options == {"max_side": 4}
+    assert first.init == "tris_envs/checkpoints/az_tris2.npz"
+    assert dataclasses.replace(first, options={}, init=recipe.init) == recipe
+    game = GAMES["tris2"].make(max_side=4)
+    (tmp_path / "runs" / "tris2_rule4").mkdir(parents=True)
+    save(Network(game, NetConfig("tris2", first.options, first.width, first.blocks,
+                                 first.decisive, tactics=True)),
+         tmp_path / "runs" / "tris2_rule4" / "final.npz")
+    monkeypatch.chdir(tmp_path)
+    second = load_config(config_file("tris2_rule4_traps"), {})
+    assert second.init == "runs/tris2_rule4/final.npz"
+    assert second.trap_planes and not first.trap_planes
+    assert dataclasses.replace(second, init=first.init, trap_planes=False,
+                               iterations=first.iterations) == first
 
 
 @pytest.mark.parametrize("arguments, message", [
