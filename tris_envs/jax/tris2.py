@@ -384,8 +384,8 @@ class Tris2(TrisEnv):
         :meth:`~tris_envs.games.tris2.Tris2.trap_moves`). A placement is none; none in a
         finished game.
 
-        The 36 children's :meth:`handovers`: 1,296 grandchildren, about 60 times the cost
-        of :meth:`handovers`."""
+        The 36 children's :meth:`handovers`: 1,296 grandchildren where :meth:`handovers`
+        plays 36."""
         actions, children = self._rolled(state)
         replies = children.legal_action_mask
         trapped = ((jax.vmap(self.handovers)(children) == replies).all(-1) & replies.any(-1)
