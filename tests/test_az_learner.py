@@ -290,17 +290,20 @@ def test_the_rule_of_4_network_trains_the_default_one_on_then_adds_the_trap_plan
     which starts from that run's final network with the trap planes."""
     from tris_envs.agents.az_network import NetConfig, Network, save
 
-    recipe = load_config(config_file("tris2_tactics"), {})
     first = load_config(config_file("az_tris2__max_side=4"), {})
     assert first.options == {"max_side": 4}
     assert first.init == "tris_envs/checkpoints/az_tris2.npz"
-    assert dataclasses.replace(first, options={}, init=recipe.init) == recipe
-    game = GAMES["tris2"].make(max_side=4)
-    (tmp_path / "runs" / "tris2_rule4").mkdir(parents=True)
-    save(Network(game, NetConfig("tris2", first.options, first.width, first.blocks,
-                                 first.decisive, tactics=True)),
-         tmp_path / "runs" / "tris2_rule4" / "final.npz")
+    # the two inits that live under runs/, which a clean checkout does not have
+    for init, options, tactics in (("tris2/net_140.npz", {}, False),
+                                   ("tris2_rule4/final.npz", first.options, True)):
+        (tmp_path / "runs" / init).parent.mkdir(parents=True)
+        save(Network(GAMES["tris2"].make(**options),
+                     NetConfig("tris2", options, first.width, first.blocks, first.decisive,
+                               tactics=tactics)),
+             tmp_path / "runs" / init)
     monkeypatch.chdir(tmp_path)
+    recipe = load_config(config_file("tris2_tactics"), {})
+    assert dataclasses.replace(first, options={}, init=recipe.init) == recipe
     second = load_config(config_file("tris2_rule4_traps"), {})
     assert second.init == "runs/tris2_rule4/final.npz"
     assert second.trap_planes and not first.trap_planes
