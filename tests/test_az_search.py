@@ -287,13 +287,14 @@ def test_batches_need_an_evaluator():
 
 # ----- the bench row ------------------------------------------------------------------------
 def test_bench_times_az_moves():
-    for tactics in (False, True):
+    for tactics, traps in ((False, False), (True, False), (True, True)):
         seconds, cpu, simulations = az_seconds_per_move(6, 4, moves=3, seed=0, width=4,
-                                                        blocks=1, tactics=tactics)
+                                                        blocks=1, tactics=tactics,
+                                                        trap_planes=traps)
         assert seconds > 0 and cpu >= 0 and 1 <= simulations <= 6
 
 
-def test_bench_report_has_its_three_rows(monkeypatch):
+def test_bench_report_has_its_four_rows(monkeypatch):
     import tris_envs.benchmark as bench
 
     monkeypatch.setattr(bench, "AZ_CASE", ("tris2", 4, 1, 5, 0.1))
@@ -301,4 +302,5 @@ def test_bench_report_has_its_three_rows(monkeypatch):
     assert lines[1].startswith("az:5 on tris2, a random network of width 4 and 1 blocks")
     assert lines[5].startswith("| 1 |") and lines[6].startswith(f"| {BATCH_SIZE} (default) |")
     assert lines[7].startswith(f"| {BATCH_SIZE} (default), tactics planes |")
-    assert all(line.endswith("met |") for line in lines[5:8]) and len(lines) == 8
+    assert lines[8].startswith(f"| {BATCH_SIZE} (default), tactics and trap planes |")
+    assert all(line.endswith("met |") for line in lines[5:9]) and len(lines) == 9

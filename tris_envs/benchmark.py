@@ -326,12 +326,13 @@ size), simulations per move, target seconds per move."""
 
 
 def az_seconds_per_move(simulations: int, batch_size: int, moves: int, seed: int = 0,
-                        width: int = 32, blocks: int = 3,
-                        tactics: bool = False) -> tuple[float, float, float]:
+                        width: int = 32, blocks: int = 3, tactics: bool = False,
+                        trap_planes: bool = False) -> tuple[float, float, float]:
     """Mean seconds per move (wall clock and this process's CPU time) and mean simulations
     per move of ``az:<simulations>`` with a random Tris 2 network (``width`` x ``blocks``,
     drawn from ``seed``; with ``tactics``, reading the tactics planes as the shipped network
-    does), leaves evaluated ``batch_size`` at a time.
+    does, and with ``trap_planes`` the trap planes too, as the rule of 4's network does),
+    leaves evaluated ``batch_size`` at a time.
 
     The agent plays ``moves`` moves against itself from seed ``seed``'s start (a new game
     when one ends); every move is timed, a proven root's early stop included. The CPU time
@@ -344,8 +345,8 @@ def az_seconds_per_move(simulations: int, batch_size: int, moves: int, seed: int
 
     game = make_game(AZ_CASE[0])
     rng = np.random.default_rng(seed)
-    network = Network(game, NetConfig(game.info.name, {}, width, blocks, tactics=tactics),
-                      rng=rng)
+    network = Network(game, NetConfig(game.info.name, {}, width, blocks, tactics=tactics,
+                                      trap_planes=trap_planes), rng=rng)
     evaluator = NetworkEvaluator(network)
     seconds = cpu = 0.0
     searched = 0
@@ -367,7 +368,8 @@ def az_seconds_per_move(simulations: int, batch_size: int, moves: int, seed: int
 def az_report(rounds: int, moves: int = 10) -> list[str]:
     """Markdown lines: :func:`az_seconds_per_move` of :data:`AZ_CASE`, leaves one at a time
     and in the ``az`` agents' default batches, then in those batches with the tactics planes
-    in the input, best of ``rounds`` (round ``r`` plays from seed ``r``)."""
+    in the input and with the trap planes after them, best of ``rounds`` (round ``r`` plays
+    from seed ``r``)."""
     from tris_envs.agents.az import BATCH_SIZE
 
     name, width, blocks, simulations, target = AZ_CASE
@@ -375,13 +377,14 @@ def az_report(rounds: int, moves: int = 10) -> list[str]:
              f"{blocks} blocks, {moves} moves of self-play, best of {rounds}", "",
              "| leaves per network call | ms per move | CPU ms per move | simulations per move "
              "| target |", "|---|---:|---:|---:|---:|"]
-    for batch_size, tactics in ((1, False), (BATCH_SIZE, False), (BATCH_SIZE, True)):
+    for batch_size, tactics, traps in ((1, False, False), (BATCH_SIZE, False, False),
+                                       (BATCH_SIZE, True, False), (BATCH_SIZE, True, True)):
         wall, cpu, searched = min(az_seconds_per_move(simulations, batch_size, moves, seed,
-                                                      width, blocks, tactics)
+                                                      width, blocks, tactics, traps)
                                   for seed in range(rounds))
         verdict = f"≤ {1000 * target:g} ms {'met' if wall <= target else 'NOT met'}"
         label = f"{batch_size}" + (" (default)" if batch_size == BATCH_SIZE else "") + (
-            ", tactics planes" if tactics else "")
+            ", tactics and trap planes" if traps else ", tactics planes" if tactics else "")
         lines.append(f"| {label} | {1000 * wall:.1f} | {1000 * cpu:.1f} | {searched:.0f} | "
                      f"{verdict} |")
     return lines
