@@ -8,9 +8,15 @@ import numpy as np
 import pytest
 from test_agents import DiceRace
 
-from tris_envs.agents.az import BATCH_SIZE, SHIPPED_DIR, AZAgent, NetworkEvaluator
+from tris_envs.agents.az import (
+    BATCH_SIZE,
+    SHIPPED_DIR,
+    AZAgent,
+    NetworkEvaluator,
+    PlayoutMixEvaluator,
+)
 from tris_envs.agents.az_network import NetConfig, Network, initial_weights
-from tris_envs.agents.mcts import MCTSAgent, MCTSNode
+from tris_envs.agents.mcts import MCTSAgent, MCTSNode, Uniforms
 from tris_envs.benchmark import az_report, az_seconds_per_move
 from tris_envs.core import solve
 from tris_envs.core.game import CHANCE, TERMINAL, resolve_chance
@@ -267,6 +273,66 @@ def test_tritoc_searches_pass_chance_nodes_to_player_nodes():
                      batch_size=8).search(game, state)
     check_tree(root, 60)
     assert any(node.player == CHANCE for node in nodes(root))
+
+
+# ----- playout mix --------------------------------------------------------------------------
+@pytest.mark.parametrize("mix", [0.0, 0.5, 1.0])
+def test_the_playout_mix_weighs_the_network_against_one_playout_per_leaf(mix):
+    """Each value is ``(1 - mix)`` times the network's plus ``mix`` times the return of one
+    random playout drawn from the evaluator's generator; the priors stay the network's."""
+    game, network = small_network("tritoc")
+    states = positions(game, seed=3, count=6)
+    plain = NetworkEvaluator(network).evaluate(game, states)
+    mixed = PlayoutMixEvaluator(network, mix, np.random.default_rng(11)).evaluate(game, states)
+    uniform = Uniforms(np.random.default_rng(11))
+    playouts = [game.random_playout(state, uniform, game.info.max_moves) for state in states]
+    assert len({z for z, _ in playouts}) > 1            # the dice decide differently
+    for ((v0, v1), priors), ((m0, m1), mixed_priors), (z0, z1) in zip(plain, mixed, playouts):
+        assert mixed_priors == priors
+        assert (m0, m1) == pytest.approx(((1 - mix) * v0 + mix * z0, (1 - mix) * v1 + mix * z1))
+
+
+def test_the_shipped_tritoc_network_plays_with_the_playout_mix(monkeypatch):
+    """``az`` on Tritoc searches its header's 1,000 simulations with half of each leaf's value
+    from a playout; ``AZAgent(mix=0)`` turns the playouts off, and ``mix`` overrides the
+    header of a network without one."""
+    from tris_envs.agents import az
+
+    game = make_game("tritoc")
+    used = []
+
+    class Spy(MCTSAgent):
+        def __init__(self, simulations, **kwargs):
+            super().__init__(4, **kwargs)
+            used.append((simulations, kwargs["evaluator"]))
+
+    monkeypatch.setattr(az, "MCTSAgent", Spy)
+    state = positions(game, seed=1, count=1)[0]
+    _, small = small_network("tritoc")
+    for agent, budget, mix in ((AZAgent(), 1000, 0.5), (AZAgent(mix=0.0), 1000, None),
+                               (AZAgent(small, 10), 10, None),
+                               (AZAgent(small, 10, mix=0.25), 10, 0.25)):
+        agent.act(game, state)
+        simulations, evaluator = used[-1]
+        assert simulations == budget
+        assert isinstance(evaluator, PlayoutMixEvaluator) == (mix is not None)
+        assert getattr(evaluator, "mix", None) == mix
+
+
+def test_the_playout_mix_is_saved_in_the_header_only_when_set(tmp_path):
+    from tris_envs.agents.az_network import load, save
+
+    game, network = small_network("tritoc")
+    with np.load(save(network, tmp_path / "plain.npz")) as data:
+        assert "mix" not in str(data["__config__"])
+    mixed = Network(game, NetConfig("tritoc", {}, 8, 1, mix=0.25), network.weights)
+    assert load(save(mixed, tmp_path / "mixed.npz"), game).config.mix == 0.25
+
+
+@pytest.mark.parametrize("mix", [-0.1, 1.5, "0.5", True])
+def test_bad_playout_mixes_are_refused(mix):
+    with pytest.raises(ValueError, match="az mix .* must be a number in \\[0, 1\\]"):
+        AZAgent(None, 10, mix=mix)
 
 
 # ----- arguments ----------------------------------------------------------------------------

@@ -4,7 +4,9 @@ Specs (:func:`~tris_envs.agents.make_agent`):
 
 * ``az``: the network shipped for the game (and its options, see below) with its search
   budget: :data:`DEFAULT_SIMULATIONS` simulations per move unless the network's header
-  names another (:attr:`NetConfig.simulations`, for a game that needs a deeper search);
+  names another (:attr:`NetConfig.simulations`, for a game that needs a deeper search),
+  each new leaf valued by the network, or partly by a random playout where the header
+  says so (:attr:`NetConfig.mix`, :class:`PlayoutMixEvaluator`: Tritoc's network);
 * ``az:<simulations>``: the shipped network with that search budget; ``az:0`` plays the
   network's own policy (its most probable legal action) without search;
 * ``az:<path>`` / ``az:<path>:<simulations>``: a network file (``.npz``).
@@ -27,7 +29,7 @@ import numpy as np
 
 from tris_envs.agents.az_network import Network, Tactical, load
 from tris_envs.agents.cache import LRUCache
-from tris_envs.agents.mcts import Evaluation, MCTSAgent, MCTSNode
+from tris_envs.agents.mcts import Evaluation, MCTSAgent, MCTSNode, Uniforms
 from tris_envs.agents.shipped import SHIPPED_DIR
 from tris_envs.core.game import Game, wins_at_once
 
@@ -69,6 +71,37 @@ class NetworkEvaluator:
         for player, start, size, v in zip(players, starts.tolist(), sizes.tolist(),
                                           values.tolist()):
             out.append(((v, -v) if player == 0 else (-v, v), priors[start:start + size]))
+        return out
+
+
+class PlayoutMixEvaluator(NetworkEvaluator):
+    """:class:`NetworkEvaluator` whose values are mixed with one random playout from each
+    state, AlphaGo's leaf evaluation: ``(1 - mix) * v + mix * z``, ``v`` the network's value
+    and ``z`` the playout's return (:meth:`Game.random_playout
+    <tris_envs.core.game.Game.random_playout>`, as ``mcts`` values its leaves: at most
+    ``game.info.max_moves`` plies, then a draw). The priors are the network's.
+
+    Where a network's priors are worth more than its values (Tritoc's: the game turns on
+    dice far ahead), the search keeps the priors' guidance and takes half its values from
+    the playouts that make ``mcts`` strong at the same budget.
+
+    Args:
+        network: The network.
+        mix: The playouts' share of each value, in [0, 1].
+        rng: Generator of the playouts.
+    """
+
+    def __init__(self, network: Network, mix: float, rng: np.random.Generator) -> None:
+        super().__init__(network)
+        self.mix = mix
+        self.uniform = Uniforms(rng)
+
+    def evaluate(self, game: Game, states: Sequence[Any]) -> list[Evaluation]:
+        keep, mix = 1.0 - self.mix, self.mix
+        out: list[Evaluation] = []
+        for state, ((v0, v1), priors) in zip(states, super().evaluate(game, states)):
+            z0, z1 = game.random_playout(state, self.uniform, game.info.max_moves)
+            out.append(((keep * v0 + mix * z0, keep * v1 + mix * z1), priors))
         return out
 
 
@@ -210,6 +243,10 @@ class AZAgent:
             shipped Tris 2 network, trained on the default options, plays the placement
             setup with it and the rule of 4 without it (the rule cost it there, see
             docs/results.md).
+        mix: The share of each new leaf's value taken from one random playout
+            (:class:`PlayoutMixEvaluator`; 0: the network's value alone); ``None``
+            (default): the network's (:attr:`NetConfig.mix`: 0.5 for the shipped Tritoc
+            network, 0 for the others).
         proofs: Let the search prove the positions the rules core proves won by force
             (``proofs`` of :class:`~tris_envs.agents.mcts.MCTSAgent`: Tris 2's last six
             placements searched exactly), and in a position proven lost play the
@@ -217,7 +254,7 @@ class AZAgent:
 
     Raises:
         ValueError: a negative budget, a ``batch_size`` that is not a positive
-            integer, or ``traps`` outside [0, 1].
+            integer, or ``traps`` or ``mix`` outside [0, 1].
         FileNotFoundError: ``network`` names no file.
     """
 
@@ -226,7 +263,8 @@ class AZAgent:
                  rng: np.random.Generator | None = None,
                  exploration: float = EXPLORATION, batch_size: int = BATCH_SIZE,
                  decisive: bool | None = None, discount: float | None = None,
-                 traps: float | None = None, proofs: bool = True) -> None:
+                 traps: float | None = None, mix: float | None = None,
+                 proofs: bool = True) -> None:
         if simulations is not None and (isinstance(simulations, bool)
                                         or not isinstance(simulations, int) or simulations < 0):
             raise ValueError(f"az simulations {simulations!r} must be an integer >= 0")
@@ -237,6 +275,10 @@ class AZAgent:
                                   or not 0 <= traps <= 1):
             raise ValueError(f"az traps {traps!r} must be a number in [0, 1] (the trap rule's "
                              "share; 0: off) or None (the network's)")
+        if mix is not None and (isinstance(mix, bool) or not isinstance(mix, (int, float))
+                                or not 0 <= mix <= 1):
+            raise ValueError(f"az mix {mix!r} must be a number in [0, 1] (the playouts' share "
+                             "of a leaf's value; 0: off) or None (the network's)")
         if isinstance(network, (str, Path)) and not Path(network).is_file():
             raise FileNotFoundError(f"AlphaZero network {str(network)!r} not found (an .npz "
                                     "written by tris-envs train az)")
@@ -248,6 +290,7 @@ class AZAgent:
         self.decisive = decisive
         self.discount = discount
         self.traps = traps
+        self.mix = mix
         self.proofs = proofs
         source = ("" if network is None else
                   f":{network}" if not isinstance(network, Network) else ":<network>")
@@ -296,8 +339,11 @@ class AZAgent:
             probabilities, _ = network.evaluate([state])
             return int(np.argmax(probabilities[0]))
         discount = network.config.discount if self.discount is None else self.discount
+        mix = network.config.mix if self.mix is None else self.mix
+        evaluator = (PlayoutMixEvaluator(network, mix, self.rng) if mix
+                     else NetworkEvaluator(network))
         search = MCTSAgent(simulations, rng=self.rng, exploration=self.exploration,
-                           evaluator=NetworkEvaluator(network), batch_size=self.batch_size,
+                           evaluator=evaluator, batch_size=self.batch_size,
                            decisive=decisive, discount=discount, proofs=self.proofs)
         root = search.search(game, state)
         if root.proven == -1 and self.proofs:

@@ -92,6 +92,12 @@ class NetConfig:
             which every legal move of the opponent hands a win in one back (the game's
             ``trap_moves``; Tris 2 only), the two-move tactics of zugzwang that the rule of 4
             (``max_side=4``) turns on. Saved in the header only when true.
+        mix: The share of each new leaf's value that the ``az`` agents' search takes from
+            one random playout (``play_mix`` in the learner's config; 0: the network's value
+            alone), AlphaGo's mixing parameter: for a game whose network's values are worth
+            less than its priors (Tritoc; see
+            :class:`~tris_envs.agents.az.PlayoutMixEvaluator`). Saved in the header only
+            when set.
     """
 
     game: str
@@ -104,6 +110,7 @@ class NetConfig:
     tactics: bool = False
     traps: float = 0.0
     trap_planes: bool = False
+    mix: float = 0.0
 
     def input_planes(self, game: Game) -> int:
         """Channels of the network's input: the observation's, and the policy head's cell
@@ -309,6 +316,8 @@ def save(network: Network, path: str | Path) -> Path:
         header["traps"] = network.config.traps
     if network.config.trap_planes:
         header["trap_planes"] = True
+    if network.config.mix:
+        header["mix"] = network.config.mix
     arrays: dict[str, Any] = {"__config__": np.array(json.dumps(header, default=repr)),
                               **network.weights}
     with path.open("wb") as file:
@@ -345,7 +354,8 @@ def load(path: str | Path, game: Game) -> Network:
     config = NetConfig(header["game"], header["options"], header["width"], header["blocks"],
                        bool(header.get("decisive", False)), int(header.get("simulations", 0)),
                        float(header.get("discount", 1.0)), bool(header.get("tactics", False)),
-                       float(header.get("traps", 0.0)), bool(header.get("trap_planes", False)))
+                       float(header.get("traps", 0.0)), bool(header.get("trap_planes", False)),
+                       float(header.get("mix", 0.0)))
     return Network(game, config, weights)
 
 

@@ -108,6 +108,25 @@ Evaluation = tuple[tuple[float, float], Sequence[float]]
 of its legal actions (in ``game.legal_actions`` order)."""
 
 
+class Uniforms:
+    """Uniform draws in [0, 1) from ``rng``, one per call, taken from the generator in
+    batches (the rollout loop calls it once a ply, and a generator call per draw would
+    cost more than the ply)."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+        self._draws: list[float] = []
+        self._next = 0
+
+    def __call__(self) -> float:
+        if self._next >= len(self._draws):
+            self._draws = self.rng.random(_UNIFORM_BATCH).tolist()
+            self._next = 0
+        u = self._draws[self._next]
+        self._next += 1
+        return u
+
+
 class Evaluator(Protocol):
     """Values and priors for states where a player is to move (a network, say)."""
 
@@ -267,8 +286,7 @@ class MCTSAgent:
         self._nodes = 0
         self._game: Game
         self._rollout_plies = 0
-        self._uniforms: list[float] = []
-        self._next = 0
+        self._uniform = Uniforms(self.rng)
 
     # ----- public --------------------------------------------------------------------
     def act(self, game: Game, state: Any) -> int:
@@ -370,14 +388,6 @@ class MCTSAgent:
         return max(children, key=lambda c: (c.visits, c.value)).action
 
     # ----- search --------------------------------------------------------------------
-    def _uniform(self) -> float:
-        if self._next >= len(self._uniforms):
-            self._uniforms = self.rng.random(_UNIFORM_BATCH).tolist()
-            self._next = 0
-        u = self._uniforms[self._next]
-        self._next += 1
-        return u
-
     def select_leaf(self, root: MCTSNode) -> tuple[list[MCTSNode], tuple[float, float] | None]:
         """Descend from ``root`` to a new node; the path and the returns to back up.
 
