@@ -284,7 +284,7 @@ def test_the_playout_mix_weighs_the_network_against_one_playout_per_leaf(mix):
     states = positions(game, seed=3, count=6)
     plain = NetworkEvaluator(network).evaluate(game, states)
     mixed = PlayoutMixEvaluator(network, mix, np.random.default_rng(11)).evaluate(game, states)
-    uniform = Uniforms(np.random.default_rng(11))
+    uniform = Uniforms(np.random.default_rng(11)).draw
     playouts = [game.random_playout(state, uniform, game.info.max_moves) for state in states]
     assert len({z for z, _ in playouts}) > 1            # the dice decide differently
     for ((v0, v1), priors), ((m0, m1), mixed_priors), (z0, z1) in zip(plain, mixed, playouts):

@@ -32,12 +32,14 @@ from tris_envs.agents.cache import LRUCache
 from tris_envs.agents.mcts import Evaluation, MCTSAgent, MCTSNode, Uniforms
 from tris_envs.agents.shipped import SHIPPED_DIR
 from tris_envs.core.game import Game, wins_at_once
+from tris_envs.settings import number
 
 DEFAULT_SIMULATIONS = 100
 EXPLORATION = 1.25
 BATCH_SIZE = 8
 """New leaves a search evaluates per network call (see :class:`AZAgent`)."""
 
+_SHARE = number(0, 1)
 _NETWORKS: LRUCache[tuple[str, str], Network] = LRUCache(8)
 
 
@@ -94,7 +96,7 @@ class PlayoutMixEvaluator(NetworkEvaluator):
     def __init__(self, network: Network, mix: float, rng: np.random.Generator) -> None:
         super().__init__(network)
         self.mix = mix
-        self.uniform = Uniforms(rng)
+        self.uniform = Uniforms(rng).draw
 
     def evaluate(self, game: Game, states: Sequence[Any]) -> list[Evaluation]:
         keep, mix = 1.0 - self.mix, self.mix
@@ -271,14 +273,12 @@ class AZAgent:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"az batch_size {batch_size!r} must be a positive integer (new "
                              "leaves per network call; 1 for no batching)")
-        if traps is not None and (isinstance(traps, bool) or not isinstance(traps, (int, float))
-                                  or not 0 <= traps <= 1):
-            raise ValueError(f"az traps {traps!r} must be a number in [0, 1] (the trap rule's "
-                             "share; 0: off) or None (the network's)")
-        if mix is not None and (isinstance(mix, bool) or not isinstance(mix, (int, float))
-                                or not 0 <= mix <= 1):
-            raise ValueError(f"az mix {mix!r} must be a number in [0, 1] (the playouts' share "
-                             "of a leaf's value; 0: off) or None (the network's)")
+        for name, share, meaning in (("traps", traps, "the trap rule's share"),
+                                     ("mix", mix, "the playouts' share of a leaf's value")):
+            problem = None if share is None else _SHARE(share)
+            if problem:
+                raise ValueError(f"az {name} {share!r} {problem} ({meaning}; 0: off) or None "
+                                 "(the network's)")
         if isinstance(network, (str, Path)) and not Path(network).is_file():
             raise FileNotFoundError(f"AlphaZero network {str(network)!r} not found (an .npz "
                                     "written by tris-envs train az)")

@@ -109,16 +109,18 @@ of its legal actions (in ``game.legal_actions`` order)."""
 
 
 class Uniforms:
-    """Uniform draws in [0, 1) from ``rng``, one per call, taken from the generator in
-    batches (the rollout loop calls it once a ply, and a generator call per draw would
-    cost more than the ply)."""
+    """Uniform draws in [0, 1) from ``rng``, one per :meth:`draw`, taken from the generator
+    in batches (the rollout loop draws once a ply, and a generator call per draw would cost
+    more than the ply). Pass the bound ``draw`` where a ``uniform()`` callable is wanted: it
+    calls faster than an instance with ``__call__``."""
 
     def __init__(self, rng: np.random.Generator) -> None:
         self.rng = rng
         self._draws: list[float] = []
         self._next = 0
 
-    def __call__(self) -> float:
+    def draw(self) -> float:
+        """The next uniform draw."""
         if self._next >= len(self._draws):
             self._draws = self.rng.random(_UNIFORM_BATCH).tolist()
             self._next = 0
@@ -286,7 +288,7 @@ class MCTSAgent:
         self._nodes = 0
         self._game: Game
         self._rollout_plies = 0
-        self._uniform = Uniforms(self.rng)
+        self._uniform = Uniforms(self.rng).draw
 
     # ----- public --------------------------------------------------------------------
     def act(self, game: Game, state: Any) -> int:
