@@ -17,7 +17,12 @@ from tris_envs.agents.az import (
 )
 from tris_envs.agents.az_network import NetConfig, Network, initial_weights
 from tris_envs.agents.mcts import MCTSAgent, MCTSNode, Uniforms
-from tris_envs.benchmark import az_report, az_seconds_per_move
+from tris_envs.benchmark import (
+    az_report,
+    az_seconds_per_move,
+    shipped_az_report,
+    shipped_az_seconds_per_move,
+)
 from tris_envs.core import solve
 from tris_envs.core.game import CHANCE, TERMINAL, resolve_chance
 from tris_envs.games import make_game
@@ -370,3 +375,13 @@ def test_bench_report_has_its_four_rows(monkeypatch):
     assert lines[7].startswith(f"| {BATCH_SIZE} (default), tactics planes |")
     assert lines[8].startswith(f"| {BATCH_SIZE} (default), tactics and trap planes |")
     assert all(line.endswith("met |") for line in lines[5:9]) and len(lines) == 9
+
+
+def test_bench_times_the_shipped_tritoc_network():
+    seconds, cpu = shipped_az_seconds_per_move("tritoc", moves=2, seed=0, simulations=5, mix=0)
+    assert seconds > 0 and cpu >= 0
+    lines = shipped_az_report(rounds=1, moves=1)
+    assert lines[1] == "az on tritoc with its shipped network, 1 moves of self-play, best of 1"
+    assert lines[5].startswith("| as shipped (1000 simulations, playout mix 0.5) |")
+    assert lines[6].startswith("| 100 simulations, the network's values alone |")
+    assert len(lines) == 7 and all(float(line.split("|")[2]) > 0 for line in lines[5:])

@@ -390,11 +390,65 @@ def az_report(rounds: int, moves: int = 10) -> list[str]:
     return lines
 
 
+SHIPPED_AZ_GAME = "tritoc"
+"""The game whose shipped network :func:`shipped_az_report` times: Tritoc's, whose header
+plays a deep search with the playout mix."""
+
+
+def shipped_az_seconds_per_move(name: str, moves: int, seed: int = 0,
+                                simulations: int | None = None,
+                                mix: float | None = None) -> tuple[float, float]:
+    """Mean seconds per move (wall clock and this process's CPU time) of the ``az`` agent
+    with the network shipped for game ``name``, ``AZAgent(simulations=..., mix=...)``
+    (``None``: the network's header), ``moves`` moves of self-play from seed ``seed``'s
+    start (a new game when one ends); every move is timed, forced ones included.
+    """
+    from tris_envs.agents.az import AZAgent
+
+    game = make_game(name)
+    rng = np.random.default_rng(seed)
+    agent = AZAgent(simulations=simulations, rng=rng, mix=mix)
+    agent.network_for(game)          # load before timing
+    seconds = cpu = 0.0
+    state = resolve_chance(game, game.initial_state(rng), rng)
+    for _ in range(moves):
+        if game.current_player(state) == TERMINAL:
+            state = resolve_chance(game, game.initial_state(rng), rng)
+        start, start_cpu = time.perf_counter(), time.process_time()
+        action = agent.act(game, state)
+        seconds += time.perf_counter() - start
+        cpu += time.process_time() - start_cpu
+        state = resolve_chance(game, game.apply(state, action), rng)
+    return seconds / moves, cpu / moves
+
+
+def shipped_az_report(rounds: int, moves: int = 10) -> list[str]:
+    """Markdown lines: :func:`shipped_az_seconds_per_move` of :data:`SHIPPED_AZ_GAME`'s
+    network as shipped (its header's budget and playout mix) and with 100 simulations and
+    the network's values alone (``AZAgent(simulations=100, mix=0)``), best of ``rounds``
+    (round ``r`` plays from seed ``r``)."""
+    from tris_envs.agents.az import AZAgent
+
+    name = SHIPPED_AZ_GAME
+    config = AZAgent().network_for(make_game(name)).config
+    lines = ["", f"az on {name} with its shipped network, {moves} moves of self-play, best of "
+             f"{rounds}", "", "| search | ms per move | CPU ms per move |", "|---|---:|---:|"]
+    for label, simulations, mix in (
+            (f"as shipped ({config.simulations or 'default'} simulations, playout mix "
+             f"{config.mix:g})", None, None),
+            ("100 simulations, the network's values alone", 100, 0.0)):
+        wall, cpu = min(shipped_az_seconds_per_move(name, moves, seed, simulations, mix)
+                        for seed in range(rounds))
+        lines.append(f"| {label} | {1000 * wall:.1f} | {1000 * cpu:.1f} |")
+    return lines
+
+
 def mcts_report(names: list[str], simulations: int, rounds: int,
                 openspiel_simulations: int = OPENSPIEL_SIMULATIONS) -> list[str]:
     """Markdown lines: our MCTS per game, OpenSpiel's on tic-tac-toe against Tris 1, our
     MCTS and OpenSpiel's Python ``MCTSBot`` on the same games and positions, the fast
-    rollouts against the generic ones, and the ``az`` search on Tris 2."""
+    rollouts against the generic ones, the ``az`` search on Tris 2 and Tritoc's shipped
+    ``az``."""
     lines = ["", f"MCTS from the start position, {simulations} simulations, best of {rounds}",
              "", "| game | simulations/s |", "|---|---:|"]
     ours = {}
@@ -421,6 +475,8 @@ def mcts_report(names: list[str], simulations: int, rounds: int,
     lines += playout_report(simulations, rounds, names)
     if game_spec(AZ_CASE[0]).env_name in names:
         lines += az_report(rounds)
+    if game_spec(SHIPPED_AZ_GAME).env_name in names:
+        lines += shipped_az_report(rounds)
     return lines
 
 
