@@ -325,6 +325,24 @@ AZ_CASE = ("tris2", 32, 3, 100, 0.1)
 size), simulations per move, target seconds per move."""
 
 
+def self_play_seconds_per_move(game: Game, act: Callable[[Any], int], moves: int,
+                               rng: np.random.Generator) -> tuple[float, float]:
+    """Mean seconds per move (wall clock and this process's CPU time) of ``act`` (a state
+    to its move) playing ``moves`` moves against itself from ``rng``'s start, a new game
+    when one ends; chance resolved by ``rng``. Only the calls of ``act`` are timed."""
+    seconds = cpu = 0.0
+    state = resolve_chance(game, game.initial_state(rng), rng)
+    for _ in range(moves):
+        if game.current_player(state) == TERMINAL:
+            state = resolve_chance(game, game.initial_state(rng), rng)
+        start, start_cpu = time.perf_counter(), time.process_time()
+        action = act(state)
+        seconds += time.perf_counter() - start
+        cpu += time.process_time() - start_cpu
+        state = resolve_chance(game, game.apply(state, action), rng)
+    return seconds / moves, cpu / moves
+
+
 def az_seconds_per_move(simulations: int, batch_size: int, moves: int, seed: int = 0,
                         width: int = 32, blocks: int = 3, tactics: bool = False,
                         trap_planes: bool = False) -> tuple[float, float, float]:
@@ -348,21 +366,18 @@ def az_seconds_per_move(simulations: int, batch_size: int, moves: int, seed: int
     network = Network(game, NetConfig(game.info.name, {}, width, blocks, tactics=tactics,
                                       trap_planes=trap_planes), rng=rng)
     evaluator = NetworkEvaluator(network)
-    seconds = cpu = 0.0
     searched = 0
-    state = resolve_chance(game, game.initial_state(rng), rng)
-    for _ in range(moves):
-        if game.current_player(state) == TERMINAL:
-            state = resolve_chance(game, game.initial_state(rng), rng)
+
+    def act(state: Any) -> int:
+        nonlocal searched
         search = MCTSAgent(simulations, rng=rng, exploration=EXPLORATION, evaluator=evaluator,
                            batch_size=batch_size)     # what AZAgent.act runs
-        start, start_cpu = time.perf_counter(), time.process_time()
         action = search.act(game, state)
-        seconds += time.perf_counter() - start
-        cpu += time.process_time() - start_cpu
         searched += search.last_simulations
-        state = resolve_chance(game, game.apply(state, action), rng)
-    return seconds / moves, cpu / moves, searched / moves
+        return action
+
+    seconds, cpu = self_play_seconds_per_move(game, act, moves, rng)
+    return seconds, cpu, searched / moves
 
 
 def az_report(rounds: int, moves: int = 10) -> list[str]:
@@ -409,17 +424,7 @@ def shipped_az_seconds_per_move(name: str, moves: int, seed: int = 0,
     rng = np.random.default_rng(seed)
     agent = AZAgent(simulations=simulations, rng=rng, mix=mix)
     agent.network_for(game)          # load before timing
-    seconds = cpu = 0.0
-    state = resolve_chance(game, game.initial_state(rng), rng)
-    for _ in range(moves):
-        if game.current_player(state) == TERMINAL:
-            state = resolve_chance(game, game.initial_state(rng), rng)
-        start, start_cpu = time.perf_counter(), time.process_time()
-        action = agent.act(game, state)
-        seconds += time.perf_counter() - start
-        cpu += time.process_time() - start_cpu
-        state = resolve_chance(game, game.apply(state, action), rng)
-    return seconds / moves, cpu / moves
+    return self_play_seconds_per_move(game, lambda state: agent.act(game, state), moves, rng)
 
 
 def shipped_az_report(rounds: int, moves: int = 10) -> list[str]:
