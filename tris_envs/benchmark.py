@@ -435,12 +435,13 @@ def shipped_az_report(rounds: int, moves: int = 10) -> list[str]:
     from tris_envs.agents.az import AZAgent
 
     name = SHIPPED_AZ_GAME
-    config = AZAgent().network_for(make_game(name)).config
+    agent = AZAgent()
+    network = agent.network_for(make_game(name))
     lines = ["", f"az on {name} with its shipped network, {moves} moves of self-play, best of "
              f"{rounds}", "", "| search | ms per move | CPU ms per move |", "|---|---:|---:|"]
     for label, simulations, mix in (
-            (f"as shipped ({config.simulations or 'default'} simulations, playout mix "
-             f"{config.mix:g})", None, None),
+            (f"as shipped ({agent.budget(network)} simulations, playout mix "
+             f"{network.config.mix:g})", None, None),
             ("100 simulations, the network's values alone", 100, 0.0)):
         wall, cpu = min(shipped_az_seconds_per_move(name, moves, seed, simulations, mix)
                         for seed in range(rounds))
