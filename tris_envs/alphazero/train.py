@@ -333,8 +333,11 @@ def train(config: Config, out: Path, resume: bool = False, quiet: bool = False) 
 
 
 def _advance(run: Run) -> tuple[Any, Any]:
-    """One iteration; the iteration count moves only once it is complete."""
-    *state, metrics = run.step(*run.state)
+    """One iteration, waited for (JAX returns before the work is done, and the run's clock
+    reads right after); the iteration count moves only once it is complete."""
+    import jax
+
+    *state, metrics = jax.block_until_ready(run.step(*run.state))
     run.iteration_done += 1
     return tuple(state), metrics
 
