@@ -119,6 +119,9 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--jax", action="store_true",
                        help="instead: the JAX games at batch 1, 64 and 1,024 beside Pgx's "
                             "tic_tac_toe and connect_four (needs the jax extra)")
+    bench.add_argument("--learner", action="store_true",
+                       help="instead: the AlphaZero learner's self-play search with mctx's "
+                            "backups and with the batched ones (needs the jax extra)")
     train = commands.add_parser(
         "train", help="train a network: tris-envs train ppo|az --help",
         description="Train a network; the arguments after the learner are its own "
@@ -229,6 +232,10 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
         from tris_envs.jax.bench import run as jax_run
 
         print(jax_run())
+    elif args.command == "bench" and args.learner:
+        from tris_envs.alphazero.bench import run as learner_run
+
+        print(learner_run())
     elif args.command == "bench":
         from tris_envs.benchmark import run
 

@@ -3,12 +3,13 @@
 ``envs`` games of :mod:`tris_envs.jax` are played at once, every move chosen by an mctx
 Gumbel MuZero search of ``simulations`` simulations whose model is the game's own JAX
 ``step`` (the network's policy as prior, its value at the leaves, AlphaZero's Dirichlet
-noise mixed into the prior at the root). The network (:mod:`tris_envs.alphazero.jax_net`,
-the same weights as the NumPy ``az`` agents) learns the search's improved policy (mctx's
-``action_weights``) and the games' outcomes from the view of the player to move (a draw, by
-repetition or by truncation, is 0). Plies of games still going at the end of an iteration
-learn the network's value of the position the iteration left them in, or only the policy
-(``Search.bootstrap``).
+noise mixed into the prior at the root; each backup by :func:`backward`, whose cost, unlike
+that of mctx's own, does not grow with the tree). The network
+(:mod:`tris_envs.alphazero.jax_net`, the same weights as the NumPy ``az`` agents) learns
+the search's improved policy (mctx's ``action_weights``) and the games' outcomes from the
+view of the player to move (a draw, by repetition or by truncation, is 0). Plies of games
+still going at the end of an iteration learn the network's value of the position the
+iteration left them in, or only the policy (``Search.bootstrap``).
 
 The games are sharded over all local devices (:func:`game_sharding`), the parameters
 replicated; the same seed gives the same network on one device or several, up to float
@@ -17,12 +18,14 @@ rounding. Needs ``pip install "tris_envs[jax]"`` on Python 3.11 or newer (mctx).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import mctx
+import mctx._src.search as mctx_search
 import numpy as np
 import optax
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
@@ -169,6 +172,69 @@ def without_blunders(weights: Any, safe: Any) -> Any:
                      kept / jnp.maximum(kept.sum(-1, keepdims=True), 1e-30), weights)
 
 
+def backward(tree: Any, leaf: Any) -> Any:
+    """mctx's backup of a batch of leaves (``leaf``, a node index per tree): every node on
+    the path from each leaf to its root gains the visit and the leaf's value, with the same
+    arithmetic and results as mctx's own ``backward``.
+
+    mctx's runs one ``while_loop`` per tree under ``vmap``, and a batched ``while_loop``
+    rewrites its whole carry, here the tree's arrays, at every step: each backup then costs
+    time in proportion to the tree's size, and a search of ``n`` simulations in
+    proportion to ``n`` squared. This loop carries the batch and writes only the nodes it
+    updates (one per tree and step)."""
+    rows = jnp.arange(leaf.shape[0])
+    root = mctx.Tree.ROOT_INDEX
+
+    def step(carry: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
+        tree, value, index = carry
+        going = index != root
+        parent = jnp.where(going, tree.parents[rows, index], root)
+        action = jnp.where(going, tree.action_from_parent[rows, index], 0)
+        count = tree.node_visits[rows, parent]
+        value = (tree.children_rewards[rows, parent, action]
+                 + tree.children_discounts[rows, parent, action] * value)
+        parent_value = (tree.node_values[rows, parent] * count + value) / (count + 1.0)
+
+        def put(x: Any, new: Any, *at: Any) -> Any:
+            return x.at[(rows, parent) + at].set(jnp.where(going, new, x[(rows, parent) + at]))
+
+        tree = tree.replace(
+            node_values=put(tree.node_values, parent_value),
+            node_visits=put(tree.node_visits, count + 1),
+            children_values=put(tree.children_values, tree.node_values[rows, index], action),
+            children_visits=put(tree.children_visits,
+                                tree.children_visits[rows, parent, action] + 1, action))
+        return tree, value, jnp.where(going, parent, index)
+
+    leaf = leaf.astype(jnp.int32)
+    tree, _, _ = jax.lax.while_loop(lambda carry: (carry[2] != root).any(), step,
+                                    (tree, tree.node_values[rows, leaf], leaf))
+    return tree
+
+
+@contextlib.contextmanager
+def batched_backups() -> Iterator[None]:
+    """Within it, mctx's searches, as they are traced, back up with :func:`backward`."""
+    own = mctx_search.backward
+    mctx_search.backward = backward
+    try:
+        yield
+    finally:
+        mctx_search.backward = own
+
+
+def gumbel_search(params: Any, key: Any, root: Any, recurrent: Callable[..., Any], mask: Any,
+                  simulations: int, considered: int, batched: bool = True) -> Any:
+    """mctx's Gumbel MuZero policy of the self-play moves (``mask``: the legal actions of
+    the roots), backing up with :func:`backward` (``batched``) or with mctx's own (the
+    same results, slower: ``tris-envs bench --learner``)."""
+    with batched_backups() if batched else contextlib.nullcontext():
+        return mctx.gumbel_muzero_policy(
+            params, key, root, recurrent, simulations, invalid_actions=~mask,
+            max_num_considered_actions=considered,
+            qtransform=mctx.qtransform_completed_by_mix_value)
+
+
 def make_recurrent(env: TrisEnv, network: Callable[[Any, Any], tuple[Any, Any]],
                    decisive: bool = False, discount: float = 1.0,
                    inputs: Callable[[Any], Any] | None = None) -> Callable[..., Any]:
@@ -256,10 +322,8 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
         logits, value = forward(params, observation, index, blocks)
         root = mctx.RootFnOutput(prior_logits=noisy(logits, mask, noise), value=value,
                                  embedding=states)
-        policy = mctx.gumbel_muzero_policy(
-            params, root_key, root, recurrent, search.simulations, invalid_actions=~mask,
-            max_num_considered_actions=search.considered,
-            qtransform=mctx.qtransform_completed_by_mix_value)
+        policy = gumbel_search(params, root_key, root, recurrent, mask, search.simulations,
+                               search.considered)
         action, weights = policy.action, policy.action_weights
         if blunders is not None:
             weights = without_blunders(weights, mask & ~blunders(states))
