@@ -4,8 +4,9 @@ and with the batched ones (:func:`tris_envs.alphazero.learner.backward`).
 Each timed call is one move's Gumbel search (:func:`~tris_envs.alphazero.learner.gumbel_search`,
 ``jax.jit``-compiled) for a batch of Tritoc positions, 20 random plies into their games,
 with the shipped Tritoc network as the prior and the leaves' value (the learner's
-self-play search without its root noise). At each simulation count the two searches run in turn, ``rounds`` calls each,
-and each one's best call is kept; the two searches' policies are compared too.
+self-play search without its root noise). At each simulation count the two searches run
+in turn, ``rounds`` calls each, and each one's best call is kept; the two searches'
+policies are compared too.
 """
 
 from __future__ import annotations
