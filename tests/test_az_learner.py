@@ -20,6 +20,7 @@ from tris_envs.agents.az_network import load
 from tris_envs.agents.shipped import SHIPPED_DIR
 from tris_envs.alphazero.train import CONFIG_DIR, Config, config_file, load_config, main, train
 from tris_envs.games import GAMES
+from tris_envs.machine import describe
 
 TINY = {"envs": 4, "steps": 2, "simulations": 2, "considered": 2, "batch": 8, "width": 4,
         "blocks": 1, "iterations": 3, "checkpoint_every": 2, "eval_games": 2,
@@ -89,6 +90,10 @@ def test_a_run_stopped_at_its_budget_resumes_bit_for_bit(straight, tmp_path):
     assert result.returncode == 0, result.stderr
     assert "stopped at the budget" in result.stdout and "iteration 2/3" not in result.stdout
     assert main(["--resume", str(out), "--quiet"]) == 0
+    starts = (out / "machine.txt").read_text().splitlines()     # one line per start
+    assert [line.split(": ", 1)[0].split(" ", 1)[1] for line in starts] == [
+        "from iteration 0", "from iteration 1"]
+    assert all(" CPUs" in line for line in starts)
     assert progress(out, training_only=True) == progress(straight, training_only=True)
     reference = arrays(straight / "final.npz")
     again = arrays(out / "final.npz")
@@ -524,7 +529,7 @@ def test_bench_learner_times_both_backups_and_finds_the_same_policies(monkeypatc
     assert row[5].strip() == "yes" and "the shipped tritoc network" in table
     monkeypatch.setattr(bench, "run", lambda: "the table")
     cli(["bench", "--learner"])
-    assert capsys.readouterr().out == "the table\n"
+    assert capsys.readouterr().out == f"Machine: {describe()}\nthe table\n"
 
 
 @pytest.mark.slow

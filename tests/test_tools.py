@@ -11,6 +11,7 @@ from tris_envs.core import TERMINAL
 from tris_envs.evaluation import play_match, play_recorded
 from tris_envs.games.tant_fant import TantFant
 from tris_envs.games.tris1 import Tris1
+from tris_envs.machine import describe
 from tris_envs.watch import main as watch
 
 
@@ -58,6 +59,7 @@ def test_benchmark_report(capsys):
     main(["bench", "--steps", "300", "--rounds", "1", "--env", "tris1_v0",
           "--mcts-simulations", "200"])
     out = capsys.readouterr().out
+    assert out.startswith(f"Machine: {describe()}\n")
     assert "| tictactoe_v3 |" in out and "| tris1_v0 |" in out
     assert "| tant_fant stalemate=draw diagonal_only=False | 3,080 | draw |" in out
     assert "| tris1 | 5,478 | draw |" in out

@@ -88,6 +88,8 @@ def test_short_run_saves_loads_and_plays(game, tmp_path):
     for path in (run.final, run.best, run.csv, run.curve, run.out / "config.json"):
         assert path.is_file(), path
     assert list((run.out / "tb").iterdir())
+    started = (run.out / "machine.txt").read_text().splitlines()
+    assert len(started) == 1 and " from step 0: " in started[0] and " CPUs" in started[0]
     # evaluated before training and at the end; one report line each
     with run.csv.open() as handle:
         rows = list(csv.DictReader(handle))

@@ -225,29 +225,39 @@ def _journal_note(args: argparse.Namespace) -> str:
             f"{resume} --resume to continue")
 
 
-def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
-    from tris_envs.games import make_game
+def _bench(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """``tris-envs bench``: the machine's line (:func:`tris_envs.machine.describe`), then the
+    report its flags ask for."""
+    if (args.steps < 1 or args.rounds < 1 or args.mcts_simulations < 0
+            or (args.openspiel_simulations or 1) < 1):
+        parser.error("--steps, --rounds and --openspiel-simulations must be at least 1, "
+                     "--mcts-simulations >= 0")
+    if args.mcts and args.mcts_simulations < 1:
+        parser.error("--mcts needs --mcts-simulations of at least 1")
+    from tris_envs.machine import describe
 
-    if args.command == "bench" and args.jax:
+    print(f"Machine: {describe()}", flush=True)
+    if args.jax:
         from tris_envs.jax.bench import run as jax_run
 
         print(jax_run())
-    elif args.command == "bench" and args.learner:
+    elif args.learner:
         from tris_envs.alphazero.bench import run as learner_run
 
         print(learner_run())
-    elif args.command == "bench":
+    else:
         from tris_envs.benchmark import run
 
-        if (args.steps < 1 or args.rounds < 1 or args.mcts_simulations < 0
-                or (args.openspiel_simulations or 1) < 1):
-            parser.error("--steps, --rounds and --openspiel-simulations must be at least 1, "
-                         "--mcts-simulations >= 0")
-        if args.mcts and args.mcts_simulations < 1:
-            parser.error("--mcts needs --mcts-simulations of at least 1")
         print(run(steps=args.steps, rounds=args.rounds, names=args.env,
                   mcts_simulations=args.mcts_simulations, mcts_only=args.mcts,
                   openspiel_simulations=args.openspiel_simulations))
+
+
+def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    from tris_envs.games import make_game
+
+    if args.command == "bench":
+        _bench(args, parser)
     elif args.command == "replay":
         from tris_envs.replay import read_records, write_html
 

@@ -13,6 +13,7 @@ training state: ``--resume`` continues with the same results as a run never stop
 checkpoint's network plays ``eval_games`` games against each of ``opponents`` (the ``az``
 agent with ``eval_simulations`` simulations; where the game has an exact solver, the share
 of its moves that keep the solver's value is logged too). Also written: ``config.json``,
+``machine.txt`` (one line per start: :func:`tris_envs.machine.record`),
 ``progress.csv`` (one row per iteration), TensorBoard logs where PyTorch's writer is
 installed, ``learning_curve.png`` and, at the end, ``final.npz``.
 
@@ -42,6 +43,7 @@ import numpy as np
 from tris_envs.agents import make_agent
 from tris_envs.core.options import parse_options
 from tris_envs.games import GAMES, make_game
+from tris_envs.machine import record
 from tris_envs.settings import (
     config_names,
     flag,
@@ -293,6 +295,9 @@ def train(config: Config, out: Path, resume: bool = False, quiet: bool = False) 
     if resume:
         run.restore()
         rows = [r for r in rows if int(r["iteration"]) <= run.iteration_done]
+    machine = record(out, f"from iteration {run.iteration_done}")
+    if not quiet:
+        print(f"machine: {machine}", flush=True)
     writer = _tensorboard(out)
     budget = config.minutes * 60
     began = time.perf_counter() - run.seconds

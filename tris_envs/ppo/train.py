@@ -7,7 +7,8 @@ taken between rollouts. The rollouts play ``train.n_envs`` games against the poo
 :class:`~tris_envs.ppo.batched.BatchedPoolEnv` (``train.vec_env = "batched"``) or in
 SB3's ``DummyVecEnv`` / ``SubprocVecEnv`` of :func:`~tris_envs.ppo.pool.make_env`.
 
-Outputs in the run directory: ``config.json`` (the resolved config),
+Outputs in the run directory: ``config.json`` (the resolved config), ``machine.txt``
+(the machine of each start: :func:`tris_envs.machine.record`),
 ``checkpoints/step_<N>.zip`` at every evaluation, ``final.zip``, ``best.zip`` (the highest
 mean score over the evaluation opponents), ``final.pt`` and ``best.pt`` (their policies alone,
 without the optimizer state: the form shipped in ``tris_envs/checkpoints``), ``snapshots/``
@@ -49,6 +50,7 @@ from tris_envs.agents.ppo import export_policy
 from tris_envs.core.game import Game
 from tris_envs.evaluation.checkpoint import OpponentResult, evaluate_checkpoint
 from tris_envs.games import make_game
+from tris_envs.machine import record
 from tris_envs.ppo.batched import BatchedPoolEnv
 from tris_envs.ppo.config import Config, NetworkSettings
 from tris_envs.ppo.pool import PoolTally, make_env
@@ -145,6 +147,7 @@ def train(config: Config, out: str | Path, progress: bool = True,
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
+    record(out, "from step 0")
     run = TrainingRun(out, config, make_game(config.game, **config.game_options))
     run.csv.unlink(missing_ok=True)
     for directory in (run.checkpoints, run.snapshots):
