@@ -203,21 +203,21 @@ def test_every_shipped_network_was_trained_with_its_config(path):
     header = load(SHIPPED_DIR / f"{path.stem}.npz", game).config
     assert (header.game, header.options, header.width, header.blocks, header.decisive,
             header.simulations, header.discount, header.tactics, header.traps,
-            header.trap_planes, header.mix) == (
+            header.trap_planes, header.mix, header.batch) == (
         config.game, config.options, config.width, config.blocks, config.decisive,
         config.play_simulations, config.discount, config.tactics, config.play_traps,
-        config.trap_planes, config.play_mix)
+        config.trap_planes, config.play_mix, config.play_batch)
 
 
 def test_tritocs_later_stages_train_on_the_stage_before(tmp_path, monkeypatch):
-    """The shipped Tritoc network comes from three configs: ``az_tritoc`` (``--out
+    """The shipped Tritoc network comes from five configs: ``az_tritoc`` (``--out
     runs/tritoc``), then ``tritoc_finetune`` (``--out runs/tritoc_ft``), which starts from
     that run's final network with twice the self-play search, under no time budget, then
     ``tritoc_stage3``, which starts from the second's final network with a third of its
     learning rate, then ``tritoc_stage4`` and ``tritoc_stage5``, each from the stage
-    before with twice its self-play search; the last sets the budget and playout mix the
-    ``az`` agents play the network with (1,000 simulations, half of each leaf's value from a
-    random playout)."""
+    before with twice its self-play search; the last sets the budget, playout mix and batch
+    the ``az`` agents play the network with (1,000 simulations, half of each leaf's value
+    from a random playout, one leaf per network call)."""
     from tris_envs.agents.az_network import NetConfig, Network, save
 
     first = load_config(config_file("az_tritoc"), {})
@@ -256,14 +256,16 @@ def test_tritocs_later_stages_train_on_the_stage_before(tmp_path, monkeypatch):
                                    considered=stages[-1].considered,
                                    checkpoint_every=stages[-1].checkpoint_every,
                                    play_simulations=stages[-1].play_simulations,
-                                   play_mix=stages[-1].play_mix) == stages[-1]
+                                   play_mix=stages[-1].play_mix,
+                                   play_batch=stages[-1].play_batch) == stages[-1]
         stages.append(stage)
     assert [(stage.iterations, stage.considered) for stage in stages] == [(60, 8), (60, 16),
                                                                           (30, 16)]
     header = load(SHIPPED_DIR / "az_tritoc.npz", game).config
     last = stages[-1]
-    assert (header.width, header.blocks, header.simulations, header.mix) == (
-        last.width, last.blocks, last.play_simulations, last.play_mix) == (32, 2, 1000, 0.5)
+    assert (header.width, header.blocks, header.simulations, header.mix, header.batch) == (
+        last.width, last.blocks, last.play_simulations, last.play_mix, last.play_batch) == (
+        32, 2, 1000, 0.5, 1)
 
 
 def test_tris2s_second_stage_adds_the_tactics_planes_to_the_first_stages_network(tmp_path,

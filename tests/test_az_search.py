@@ -299,8 +299,9 @@ def test_the_playout_mix_weighs_the_network_against_one_playout_per_leaf(mix):
 
 def test_the_shipped_tritoc_network_plays_with_the_playout_mix(monkeypatch):
     """``az`` on Tritoc searches its header's 1,000 simulations with half of each leaf's value
-    from a playout; ``AZAgent(mix=0)`` turns the playouts off, and ``mix`` overrides the
-    header of a network without one."""
+    from a playout, one leaf per network call; ``AZAgent(mix=0)`` turns the playouts off,
+    ``mix`` and ``batch_size`` override the header, and a network whose header names no
+    batch is searched in batches of ``BATCH_SIZE``."""
     from tris_envs.agents import az
 
     game = make_game("tritoc")
@@ -309,29 +310,32 @@ def test_the_shipped_tritoc_network_plays_with_the_playout_mix(monkeypatch):
     class Spy(MCTSAgent):
         def __init__(self, simulations, **kwargs):
             super().__init__(4, **kwargs)
-            used.append((simulations, kwargs["evaluator"]))
+            used.append((simulations, kwargs["evaluator"], kwargs["batch_size"]))
 
     monkeypatch.setattr(az, "MCTSAgent", Spy)
     state = positions(game, seed=1, count=1)[0]
     _, small = small_network("tritoc")
-    for agent, budget, mix in ((AZAgent(), 1000, 0.5), (AZAgent(mix=0.0), 1000, None),
-                               (AZAgent(small, 10), 10, None),
-                               (AZAgent(small, 10, mix=0.25), 10, 0.25)):
+    for agent, budget, mix, batch in (
+            (AZAgent(), 1000, 0.5, 1), (AZAgent(mix=0.0), 1000, None, 1),
+            (AZAgent(batch_size=8), 1000, 0.5, 8), (AZAgent(small, 10), 10, None, BATCH_SIZE),
+            (AZAgent(small, 10, mix=0.25, batch_size=2), 10, 0.25, 2)):
         agent.act(game, state)
-        simulations, evaluator = used[-1]
-        assert simulations == budget
+        simulations, evaluator, batch_size = used[-1]
+        assert (simulations, batch_size) == (budget, batch)
         assert isinstance(evaluator, PlayoutMixEvaluator) == (mix is not None)
         assert getattr(evaluator, "mix", None) == mix
 
 
-def test_the_playout_mix_is_saved_in_the_header_only_when_set(tmp_path):
+def test_the_playout_mix_and_batch_are_saved_in_the_header_only_when_set(tmp_path):
     from tris_envs.agents.az_network import load, save
 
     game, network = small_network("tritoc")
     with np.load(save(network, tmp_path / "plain.npz")) as data:
         assert "mix" not in str(data["__config__"])
-    mixed = Network(game, NetConfig("tritoc", {}, 8, 1, mix=0.25), network.weights)
-    assert load(save(mixed, tmp_path / "mixed.npz"), game).config.mix == 0.25
+        assert "batch" not in str(data["__config__"])
+    mixed = Network(game, NetConfig("tritoc", {}, 8, 1, mix=0.25, batch=3), network.weights)
+    header = load(save(mixed, tmp_path / "mixed.npz"), game).config
+    assert (header.mix, header.batch) == (0.25, 3)
 
 
 @pytest.mark.parametrize("mix", [-0.1, 1.5, "0.5", True])
@@ -343,8 +347,9 @@ def test_bad_playout_mixes_are_refused(mix):
 # ----- arguments ----------------------------------------------------------------------------
 @pytest.mark.parametrize("batch_size", [0, -3, 1.5, "8", True, None])
 def test_bad_batch_sizes_are_refused(batch_size):
-    with pytest.raises(ValueError, match="batch_size .* must be a positive integer"):
-        AZAgent(None, 10, batch_size=batch_size)
+    if batch_size is not None:              # az's None: the network's batch
+        with pytest.raises(ValueError, match="batch_size .* must be a positive integer"):
+            AZAgent(None, 10, batch_size=batch_size)
     with pytest.raises(ValueError, match="batch_size=.* must be a positive integer"):
         MCTSAgent(10, evaluator=CountingEvaluator(), batch_size=batch_size)
 
@@ -353,7 +358,7 @@ def test_batches_need_an_evaluator():
     with pytest.raises(ValueError, match="batch_size=4 needs an evaluator"):
         MCTSAgent(10, batch_size=4)
     assert MCTSAgent(10, batch_size=1).batch_size == 1
-    assert AZAgent().batch_size == BATCH_SIZE > 1
+    assert AZAgent().batch_size is None and BATCH_SIZE > 1       # None: the network's
 
 
 # ----- the bench row ------------------------------------------------------------------------
@@ -382,6 +387,8 @@ def test_bench_times_the_shipped_tritoc_network():
     assert seconds > 0 and cpu >= 0
     lines = shipped_az_report(rounds=1, moves=1)
     assert lines[1] == "az on tritoc with its shipped network, 1 moves of self-play, best of 1"
-    assert lines[5].startswith("| as shipped (1000 simulations, playout mix 0.5) |")
-    assert lines[6].startswith("| 100 simulations, the network's values alone |")
+    assert lines[5].startswith("| as shipped (1000 simulations, playout mix 0.5, 1 leaf per "
+                               "network call) |")
+    assert lines[6].startswith(f"| 100 simulations, the network's values alone, {BATCH_SIZE} "
+                               "leaves per call |")
     assert len(lines) == 7 and all(float(line.split("|")[2]) > 0 for line in lines[5:])

@@ -411,39 +411,45 @@ plays a deep search with the playout mix."""
 
 
 def shipped_az_seconds_per_move(name: str, moves: int, seed: int = 0,
-                                simulations: int | None = None,
-                                mix: float | None = None) -> tuple[float, float]:
+                                simulations: int | None = None, mix: float | None = None,
+                                batch_size: int | None = None) -> tuple[float, float]:
     """Mean seconds per move (wall clock and this process's CPU time) of the ``az`` agent
-    with the network shipped for game ``name``, ``AZAgent(simulations=..., mix=...)``
-    (``None``: the network's header), ``moves`` moves of self-play from seed ``seed``'s
-    start (a new game when one ends); every move is timed, forced ones included.
+    with the network shipped for game ``name``, ``AZAgent(simulations=..., mix=...,
+    batch_size=...)`` (``None``: the network's header), ``moves`` moves of self-play from
+    seed ``seed``'s start (a new game when one ends); every move is timed, forced ones
+    included.
     """
     from tris_envs.agents.az import AZAgent
 
     game = make_game(name)
     rng = np.random.default_rng(seed)
-    agent = AZAgent(simulations=simulations, rng=rng, mix=mix)
+    agent = AZAgent(simulations=simulations, rng=rng, mix=mix, batch_size=batch_size)
     agent.network_for(game)          # load before timing
     return self_play_seconds_per_move(game, lambda state: agent.act(game, state), moves, rng)
 
 
 def shipped_az_report(rounds: int, moves: int = 10) -> list[str]:
     """Markdown lines: :func:`shipped_az_seconds_per_move` of :data:`SHIPPED_AZ_GAME`'s
-    network as shipped (its header's budget and playout mix) and with 100 simulations and
-    the network's values alone (``AZAgent(simulations=100, mix=0)``), best of ``rounds``
-    (round ``r`` plays from seed ``r``)."""
-    from tris_envs.agents.az import AZAgent
+    network as shipped (its header's budget, playout mix and batch) and as ``az`` played it
+    before those: 100 simulations, the network's values alone, in batches of
+    :data:`~tris_envs.agents.az.BATCH_SIZE` (``AZAgent(simulations=100, mix=0,
+    batch_size=BATCH_SIZE)``), best of ``rounds`` (round ``r`` plays from seed ``r``)."""
+    from tris_envs.agents.az import BATCH_SIZE, AZAgent
 
     name = SHIPPED_AZ_GAME
     agent = AZAgent()
     network = agent.network_for(make_game(name))
     lines = ["", f"az on {name} with its shipped network, {moves} moves of self-play, best of "
              f"{rounds}", "", "| search | ms per move | CPU ms per move |", "|---|---:|---:|"]
-    for label, simulations, mix in (
+    batch = network.config.batch or BATCH_SIZE
+    for label, simulations, mix, batch_size in (
             (f"as shipped ({agent.budget(network)} simulations, playout mix "
-             f"{network.config.mix:g})", None, None),
-            ("100 simulations, the network's values alone", 100, 0.0)):
-        wall, cpu = min(shipped_az_seconds_per_move(name, moves, seed, simulations, mix)
+             f"{network.config.mix:g}, {batch} leaf per network call"
+             f"{'s' if batch > 1 else ''})", None, None, None),
+            (f"100 simulations, the network's values alone, {BATCH_SIZE} leaves per call",
+             100, 0.0, BATCH_SIZE)):
+        wall, cpu = min(shipped_az_seconds_per_move(name, moves, seed, simulations, mix,
+                                                    batch_size)
                         for seed in range(rounds))
         lines.append(f"| {label} | {1000 * wall:.1f} | {1000 * cpu:.1f} |")
     return lines

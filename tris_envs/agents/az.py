@@ -15,7 +15,9 @@ Shipped networks live in ``tris_envs/checkpoints/az_<game>.npz``; a network trai
 variant is ``az_<game>__<option>=<value>[__...].npz`` (options that differ from the
 defaults, ``max_moves`` aside, sorted by name) and is preferred when the game has exactly
 those options. Playing needs NumPy only. The search evaluates its new leaves
-:data:`BATCH_SIZE` at a time, in one network call (see :class:`AZAgent`).
+:data:`BATCH_SIZE` at a time, in one network call, unless the network's header names
+another batch (:attr:`NetConfig.batch`: 1, the plain sequential search, for Tritoc's
+network; see :class:`AZAgent`).
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ from tris_envs.settings import number
 DEFAULT_SIMULATIONS = 100
 EXPLORATION = 1.25
 BATCH_SIZE = 8
-"""New leaves a search evaluates per network call (see :class:`AZAgent`)."""
+"""New leaves a search evaluates per network call where neither the agent nor the
+network's header names a batch (see :class:`AZAgent`)."""
 
 _SHARE = number(0, 1)
 _NETWORKS: LRUCache[tuple[str, str], Network] = LRUCache(8)
@@ -228,7 +231,9 @@ class AZAgent:
         exploration: The PUCT constant.
         batch_size: New leaves the search gathers (with virtual losses) and evaluates in
             one network call; 1 evaluates each leaf alone, the plain sequential search.
-            See "Batched leaves" in :mod:`tris_envs.agents.mcts`.
+            See "Batched leaves" in :mod:`tris_envs.agents.mcts`. ``None`` (default): the
+            network's (:attr:`NetConfig.batch`: 1 for the shipped Tritoc network), else
+            :data:`BATCH_SIZE`.
         decisive: See wins in one (the rules core's :func:`~tris_envs.core.game.wins_at_once`,
             as ``greedy`` does): a move that wins at once is played without search, and the
             search proves a new node lost for the player who moved into it when its player
@@ -255,24 +260,26 @@ class AZAgent:
             :func:`hardest_loss`; without search (``az:0``) nothing is proven.
 
     Raises:
-        ValueError: a negative budget, a ``batch_size`` that is not a positive
-            integer, or ``traps`` or ``mix`` outside [0, 1].
+        ValueError: a negative budget, a ``batch_size`` that is neither a positive
+            integer nor ``None``, or ``traps`` or ``mix`` outside [0, 1].
         FileNotFoundError: ``network`` names no file.
     """
 
     def __init__(self, network: Network | str | Path | None = None,
                  simulations: int | None = None,
                  rng: np.random.Generator | None = None,
-                 exploration: float = EXPLORATION, batch_size: int = BATCH_SIZE,
+                 exploration: float = EXPLORATION, batch_size: int | None = None,
                  decisive: bool | None = None, discount: float | None = None,
                  traps: float | None = None, mix: float | None = None,
                  proofs: bool = True) -> None:
         if simulations is not None and (isinstance(simulations, bool)
                                         or not isinstance(simulations, int) or simulations < 0):
             raise ValueError(f"az simulations {simulations!r} must be an integer >= 0")
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        if batch_size is not None and (isinstance(batch_size, bool)
+                                       or not isinstance(batch_size, int) or batch_size < 1):
             raise ValueError(f"az batch_size {batch_size!r} must be a positive integer (new "
-                             "leaves per network call; 1 for no batching)")
+                             "leaves per network call; 1 for no batching) or None (the "
+                             "network's)")
         for name, share, meaning in (("traps", traps, "the trap rule's share"),
                                      ("mix", mix, "the playouts' share of a leaf's value")):
             problem = None if share is None else _SHARE(share)
@@ -342,8 +349,10 @@ class AZAgent:
         mix = network.config.mix if self.mix is None else self.mix
         evaluator = (PlayoutMixEvaluator(network, mix, self.rng) if mix
                      else NetworkEvaluator(network))
+        batch_size = (self.batch_size if self.batch_size is not None
+                      else network.config.batch or BATCH_SIZE)
         search = MCTSAgent(simulations, rng=self.rng, exploration=self.exploration,
-                           evaluator=evaluator, batch_size=self.batch_size,
+                           evaluator=evaluator, batch_size=batch_size,
                            decisive=decisive, discount=discount, proofs=self.proofs)
         root = search.search(game, state)
         if root.proven == -1 and self.proofs:

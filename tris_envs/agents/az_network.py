@@ -98,6 +98,11 @@ class NetConfig:
             less than its priors (Tritoc; see
             :class:`~tris_envs.agents.az.PlayoutMixEvaluator`). Saved in the header only
             when set.
+        batch: The new leaves the ``az`` agents' search evaluates per network call
+            (``play_batch`` in the learner's config; 0: :data:`~tris_envs.agents.az.BATCH_SIZE`):
+            1, the plain sequential search, where the virtual losses of a batch cost the
+            network strength (Tritoc's; docs/results.md). Saved in the header only when
+            set.
     """
 
     game: str
@@ -111,6 +116,7 @@ class NetConfig:
     traps: float = 0.0
     trap_planes: bool = False
     mix: float = 0.0
+    batch: int = 0
 
     def input_planes(self, game: Game) -> int:
         """Channels of the network's input: the observation's, and the policy head's cell
@@ -318,6 +324,8 @@ def save(network: Network, path: str | Path) -> Path:
         header["trap_planes"] = True
     if network.config.mix:
         header["mix"] = network.config.mix
+    if network.config.batch:
+        header["batch"] = network.config.batch
     arrays: dict[str, Any] = {"__config__": np.array(json.dumps(header, default=repr)),
                               **network.weights}
     with path.open("wb") as file:
@@ -355,7 +363,7 @@ def load(path: str | Path, game: Game) -> Network:
                        bool(header.get("decisive", False)), int(header.get("simulations", 0)),
                        float(header.get("discount", 1.0)), bool(header.get("tactics", False)),
                        float(header.get("traps", 0.0)), bool(header.get("trap_planes", False)),
-                       float(header.get("mix", 0.0)))
+                       float(header.get("mix", 0.0)), int(header.get("batch", 0)))
     return Network(game, config, weights)
 
 

@@ -89,6 +89,7 @@ class Config:
     play_simulations: int = setting(0, integer(0))      # the saved networks' az budget
     play_traps: float = setting(0.0, number(0, 1))      # the saved networks' trap rule
     play_mix: float = setting(0.0, number(0, 1))        # the saved networks' playout share
+    play_batch: int = setting(0, integer(0))            # and az's leaves per call (0: 8)
     learning_rate: float = setting(1e-3, number(0, strict=True))
     final_learning_rate: float = setting(1e-4, number(0, strict=True))  # cosine decay
     weight_decay: float = setting(0.0, number(0, 1))
@@ -212,7 +213,7 @@ class Run:
         self.net_config = NetConfig(config.game, config.options, config.width, config.blocks,
                                     config.decisive, config.play_simulations, config.discount,
                                     config.tactics, config.play_traps, config.trap_planes,
-                                    config.play_mix)
+                                    config.play_mix, config.play_batch)
         rng = np.random.default_rng(config.seed)
         params = params_of(with_inputs_of(load(config.init, self.game), self.net_config)
                            if config.init else Network(self.game, self.net_config, rng=rng))
