@@ -434,13 +434,13 @@ def test_a_negative_seed_is_a_clear_usage_error(argv, capsys):
 
 
 def test_processes_are_capped_at_the_games_with_a_note(capsys):
-    import os
+    from tris_envs.machine import usable_cpus
 
     main(["eval", "tris1", "random", "greedy", "--games", "2", "--processes", "64"])
     captured = capsys.readouterr()
     assert captured.out.startswith("random vs greedy: ")
-    cpus = os.cpu_count()
-    assert (f"note: --processes 64 capped at {min(2, cpus or 1)} (games: 2, CPUs: {cpus})"
+    cpus = usable_cpus()
+    assert (f"note: --processes 64 capped at {min(2, cpus)} (games: 2, CPUs: {cpus})"
             in captured.err)
     main(["eval", "tris1", "random", "greedy", "--games", "2"])
     assert "capped" not in capsys.readouterr().err

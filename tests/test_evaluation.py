@@ -214,13 +214,16 @@ def test_a_bad_seed_is_named_in_the_error(seed):
         round_robin(Tris1(), ["random", "greedy"], n_games=2, seed=seed)
 
 
-def test_pool_size_is_capped_at_the_games_and_the_cpus(monkeypatch):
+def test_pool_size_is_capped_at_the_games_and_the_usable_cpus(monkeypatch):
+    from tris_envs import machine
     from tris_envs.evaluation import backends
 
-    monkeypatch.setattr(backends.os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(machine.os, "cpu_count", lambda: 64)
+    monkeypatch.setattr(machine.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
     assert [backends.pool_size(p, 10) for p in (1, 3, 4, 64)] == [1, 3, 4, 4]
     assert backends.pool_size(64, 2) == 2
-    monkeypatch.setattr(backends.os, "cpu_count", lambda: None)
+    monkeypatch.delattr(machine.os, "sched_getaffinity", raising=False)
+    monkeypatch.setattr(machine.os, "cpu_count", lambda: None)
     assert backends.pool_size(8, 10) == 1
 
 

@@ -361,6 +361,7 @@ def _journal(args: argparse.Namespace, games: int) -> Iterator[Path]:
     """The journal file of an ``eval`` / ``tournament`` run (a temporary one unless
     ``--records`` names one, removed unless the run was interrupted); notes a capped pool."""
     from tris_envs.evaluation import pool_size
+    from tris_envs.machine import usable_cpus
 
     if args.resume and not args.records:
         raise ValueError("--resume needs --records FILE (the file the interrupted run named)")
@@ -369,7 +370,7 @@ def _journal(args: argparse.Namespace, games: int) -> Iterator[Path]:
                          "give one of them")
     if args.processes > 1 and pool_size(args.processes, games) < args.processes:
         print(f"note: --processes {args.processes} capped at "
-              f"{pool_size(args.processes, games)} (games: {games}, CPUs: {os.cpu_count()})",
+              f"{pool_size(args.processes, games)} (games: {games}, CPUs: {usable_cpus()})",
               file=sys.stderr)
     if args.records:
         args.journal = Path(args.records)

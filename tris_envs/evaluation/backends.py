@@ -30,11 +30,13 @@ from typing import Any
 
 from tris_envs.distributed import RayAddress
 from tris_envs.evaluation.engine import Played, Task, init_worker, play_each, play_keyed
+from tris_envs.machine import usable_cpus
 
 
 def pool_size(processes: int, games: int) -> int:
-    """Worker processes actually started: at most one per game and one per CPU."""
-    return max(1, min(processes, games, os.cpu_count() or 1))
+    """Worker processes actually started: at most one per game and one per CPU this process
+    may run on (its affinity, which a container or ``taskset`` can set below the machine's)."""
+    return max(1, min(processes, games, usable_cpus()))
 
 
 _WINDOW = 10_000
