@@ -65,8 +65,8 @@ def input_of(env: Any, tactics: bool = False, trap_planes: bool = False) -> Any:
 def _conv(x: Any, kernel: Any, bias: Any) -> Any:
     """"Same" 3x3 convolution of ``(N, H, W, Cin)`` with an HWIO kernel, as one matrix
     product over the nine shifted copies of the board. On the CPU, XLA's own convolution
-    is as fast in one compiled call but many times slower where the learner trains, inside
-    a ``lax.scan`` over minibatches (JAX 0.10.2)."""
+    is a little faster in one compiled training step but many times slower where the
+    learner trains, inside a ``lax.scan`` over minibatches (JAX 0.10.2)."""
     n, h, w, c = x.shape
     padded = jnp.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
     patches = jnp.concatenate([padded[:, i:i + h, j:j + w] for i in range(3)
