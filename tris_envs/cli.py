@@ -368,10 +368,10 @@ def _journal(args: argparse.Namespace, games: int) -> Iterator[Path]:
     if args.resume and args.force:
         raise ValueError("--resume continues --records FILE and --force overwrites it: "
                          "give one of them")
-    if args.processes > 1 and pool_size(args.processes, games) < args.processes:
-        print(f"note: --processes {args.processes} capped at "
-              f"{pool_size(args.processes, games)} (games: {games}, CPUs: {usable_cpus()})",
-              file=sys.stderr)
+    pool = pool_size(args.processes, games)
+    if args.processes > 1 and pool < args.processes:
+        print(f"note: --processes {args.processes} capped at {pool} (games: {games}, "
+              f"CPUs: {usable_cpus()})", file=sys.stderr)
     if args.records:
         args.journal = Path(args.records)
     else:
