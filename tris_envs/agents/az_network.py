@@ -56,6 +56,11 @@ class Tactical(Protocol):
         of the opponent hands a win in one back."""
         ...
 
+    def tactic_flags(self, state: Any, traps: bool = False) -> np.ndarray:
+        """The wins and handovers, with ``traps`` also the traps, as the rows of one
+        ``bool`` array ``(2 or 3, num_actions)``, in one pass over the moves."""
+        ...
+
 
 @dataclass(frozen=True)
 class NetConfig:
@@ -216,10 +221,8 @@ class Network:
         observations = np.stack([game.observation(s, game.current_player(s)) for s in states])
         if self.tactic_slots is None:
             return observations
-        tactical = cast(Tactical, game)
-        groups = ((lambda s: (*tactical.tactical_moves(s), tactical.trap_moves(s)))
-                  if self.config.trap_planes else tactical.tactical_moves)
-        flags = np.stack([np.stack(groups(s)) for s in states])
+        flags_of, traps = cast(Tactical, game).tactic_flags, self.config.trap_planes
+        flags = np.stack([flags_of(s, traps) for s in states])
         planes = tactic_planes(flags, self.tactic_slots, observations.shape[1:3])
         return np.concatenate([observations, planes], axis=-1)
 

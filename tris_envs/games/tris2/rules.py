@@ -71,6 +71,10 @@ from tris_envs.games.tris2.state import (
     Tris2State,
 )
 
+_NEW_TOP: tuple[int, ...] = tuple(ROLL[k][d] >> 1 for k in range(6) for d in range(4))
+"""The top symbol (0 ``X``, 1 ``O``, 2 ``/``) of a die in orientation ``k`` rolled in
+direction ``d``, at ``k << 2 | d``."""
+
 PROOF_PLACEMENTS = 6
 """Placements left up to which :meth:`Tris2.proven_winner` searches them all."""
 
@@ -171,16 +175,7 @@ class Tris2(Game[Tris2State]):
         opponent can win at once (what the JAX game's ``winning_moves`` and ``handovers``
         give; the input planes of a network trained with ``tactics``). Placements are
         neither; both are empty in a finished game."""
-        wins = np.zeros(NUM_ACTIONS, dtype=bool)
-        handovers = np.zeros(NUM_ACTIONS, dtype=bool)
-        if state.result != ONGOING or state.placing:
-            return wins, handovers
-        for action in self.legal_actions(state):
-            child = self.apply(state, action)
-            if child.result == state.to_move:
-                wins[action] = True
-            elif child.result == ONGOING and self._can_win(child):
-                handovers[action] = True
+        wins, handovers = self.tactic_flags(state)
         return wins, handovers
 
     def trap_moves(self, state: Tris2State) -> np.ndarray:
@@ -189,29 +184,97 @@ class Tris2(Game[Tris2State]):
         zugzwang (what the JAX game's ``trap_moves`` gives; the third group of input
         planes of a network trained with ``trap_planes``). Placements are none; none in a
         finished game."""
-        traps = np.zeros(NUM_ACTIONS, dtype=bool)
-        if state.result != ONGOING or state.placing:
-            return traps
-        for action in self.legal_actions(state):
-            child = self.apply(state, action)
-            replies = self.legal_actions(child) if child.result == ONGOING else ()
-            traps[action] = bool(replies) and all(
-                (after := self.apply(child, reply)).result == ONGOING and self._can_win(after)
-                for reply in replies)
-        return traps
+        return self.tactic_flags(state, traps=True)[2]
 
-    @staticmethod
-    def _can_win(state: Tris2State) -> bool:
-        """Whether a legal roll of the player to move makes a line, in the rolling phase (a
-        roll's new top symbol always differs from the old one, so the die's old cell never
-        counts)."""
-        board, tops, legal = state.board, (state.top_x, state.top_o, state.top_bar), state.legal
+    def tactic_flags(self, state: Tris2State, traps: bool = False) -> np.ndarray:
+        """:meth:`tactical_moves`' wins and handovers, with ``traps`` also
+        :meth:`trap_moves`, as the rows of one ``bool`` array of shape ``(2, 378)`` or
+        ``(3, 378)``, from one pass over the legal rolls (a trap is never a handover: the
+        opponent's winning reply ends the game). The positions are played on the bit
+        masks alone (:meth:`_roll`), without boards."""
+        flags = np.zeros((3 if traps else 2, NUM_ACTIONS), dtype=bool)
+        if state.result != ONGOING or state.placing:
+            return flags
+        tops, odd = (state.top_x, state.top_o, state.top_bar), self._odd(state)
+        legal, roll, can_win = state.legal, self._roll, self._can_win
         while legal:
             low = legal & -legal
             legal ^= low
             action = low.bit_length() - 1
-            f, d = action >> 2, action & 3
-            if has_line(tops[ROLL[board[f] - 1][d] >> 1] | 1 << CELL_P[f] + STEP[d]):
+            child = roll(tops, odd, state.height, state.width, action)
+            if child[5]:
+                flags[0, action] = True
+            elif child[4] and can_win(child[0], child[1], child[4]):
+                flags[1, action] = True
+            elif traps and child[4]:
+                flags[2, action] = self._every_reply_hands_over(*child[:5])
+        return flags
+
+    def _every_reply_hands_over(self, tops: tuple[int, int, int], odd: int, height: int,
+                                width: int, legal: int) -> bool:
+        """Whether after each roll in ``legal`` (the opponent's, none of which wins) the
+        game goes on and the player who set the trap can win at once."""
+        while legal:
+            low = legal & -legal
+            legal ^= low
+            after = self._roll(tops, odd, height, width, low.bit_length() - 1)
+            if not after[4] or not self._can_win(after[0], after[1], after[4]):
+                return False
+        return True
+
+    def _roll(self, tops: tuple[int, int, int], odd: int, height: int, width: int,
+              action: int) -> tuple[tuple[int, int, int], int, int, int, int, bool]:
+        """The legal roll ``action`` on a position's bit masks: ``tops``, ``odd`` (the dice
+        in an odd orientation ``k``), the frame's ``height`` and ``width``. Returns the
+        same four after it, re-anchored, then the opponent's legal rolls (0 after a win or
+        when none is left) and whether the roll made a line."""
+        d = action & 3
+        p = CELL_P[action >> 2]
+        q = p + STEP[d]
+        t = 0 if tops[0] >> p & 1 else 1 if tops[1] >> p & 1 else 2
+        k = ROLL[2 * t + (odd >> p & 1)][d]
+        masks = [tops[0], tops[1], tops[2]]
+        masks[t] ^= 1 << p
+        masks[k >> 1] |= 1 << q
+        odd = odd & ~(1 << p) | (k & 1) << q
+        if has_line(masks[k >> 1]):
+            return (masks[0], masks[1], masks[2]), odd, height, width, 0, True
+        occ = masks[0] | masks[1] | masks[2]
+        shift, height, width = reframe(occ, p, q, d, height, width)
+        if shift > 0:
+            masks = [masks[0] << shift, masks[1] << shift, masks[2] << shift]
+            occ, odd = occ << shift, odd << shift
+        elif shift < 0:
+            masks = [masks[0] >> -shift, masks[1] >> -shift, masks[2] >> -shift]
+            occ, odd = occ >> -shift, odd >> -shift
+        legal = self._rolls(occ, height, width, FRAME_CELL[q + shift] << 2 | d)
+        return (masks[0], masks[1], masks[2]), odd, height, width, legal, False
+
+    @staticmethod
+    def _odd(state: Tris2State) -> int:
+        """Bit mask (padded grid) of the dice in an odd orientation ``k``."""
+        board, odd = state.board, 0
+        rest = state.occupied
+        while rest:
+            low = rest & -rest
+            if not board[FRAME_CELL[low.bit_length() - 1]] & 1:   # byte 1 + k, k odd
+                odd |= low
+            rest ^= low
+        return odd
+
+    @staticmethod
+    def _can_win(tops: tuple[int, int, int], odd: int, legal: int) -> bool:
+        """Whether one of the rolls in ``legal`` makes a line, in the rolling phase (a
+        roll's new top symbol always differs from the old one, so the die's old cell never
+        counts)."""
+        x, o = tops[0], tops[1]
+        while legal:
+            low = legal & -legal
+            legal ^= low
+            action = low.bit_length() - 1
+            p = CELL_P[action >> 2]
+            k = (0 if x >> p & 1 else 2 if o >> p & 1 else 4) | odd >> p & 1
+            if has_line(tops[_NEW_TOP[k << 2 | action & 3]] | 1 << p + STEP[action & 3]):
                 return True
         return False
 
@@ -228,7 +291,8 @@ class Tris2(Game[Tris2State]):
         if state.result != ONGOING:
             safe = True
         elif not state.placing:
-            safe = not self._can_win(state)
+            safe = not self._can_win((state.top_x, state.top_o, state.top_bar),
+                                     self._odd(state), state.legal)
         elif state.to_move == 0:
             safe = any(self.placement_safe(self.apply(state, a), memo)
                        for a in self.legal_actions(state))
@@ -251,9 +315,10 @@ class Tris2(Game[Tris2State]):
 
     def random_playout(self, state: Tris2State, uniform: Callable[[], float],
                        max_plies: int) -> tuple[float, float]:
-        """:meth:`Game.random_playout` on the bit masks alone: the dice in an odd
-        orientation ``k`` are one more mask, so a roll builds no board, no state and no
-        tuple of legal actions. Placements go through :meth:`apply`."""
+        """:meth:`Game.random_playout` on the bit masks alone: a roll builds no board, no
+        state and no tuple of legal actions. Placements go through :meth:`apply`. (The
+        rolls are :meth:`_roll`'s, written out in the loop: a call per roll costs a
+        playout about 15%.)"""
         while state.result == ONGOING and state.legal >> PLACEMENT_BASE:
             u = uniform()
             if max_plies == 0:
@@ -262,15 +327,8 @@ class Tris2(Game[Tris2State]):
             state = self.apply(state, nth_action(state.legal, int(u * state.legal.bit_count())))
         if state.result != ONGOING:
             return self.returns(state)
-        board, x, o, bar, height, width, mover, _, _, legal = state
-        tops = [x, o, bar]
-        odd = 0
-        rest = x | o | bar
-        while rest:
-            low = rest & -rest
-            if not board[FRAME_CELL[low.bit_length() - 1]] & 1:   # byte 1 + k, k odd
-                odd |= low
-            rest ^= low
+        _, x, o, bar, height, width, mover, _, _, legal = state
+        tops, odd = [x, o, bar], self._odd(state)
         rolls = self._rolls
         while True:
             u = uniform()
