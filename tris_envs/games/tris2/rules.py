@@ -316,9 +316,7 @@ class Tris2(Game[Tris2State]):
     def random_playout(self, state: Tris2State, uniform: Callable[[], float],
                        max_plies: int) -> tuple[float, float]:
         """:meth:`Game.random_playout` on the bit masks alone: a roll builds no board, no
-        state and no tuple of legal actions. Placements go through :meth:`apply`. (The
-        rolls are :meth:`_roll`'s, written out in the loop: a call per roll costs a
-        playout about 15%.)"""
+        state and no tuple of legal actions. Placements go through :meth:`apply`."""
         while state.result == ONGOING and state.legal >> PLACEMENT_BASE:
             u = uniform()
             if max_plies == 0:
@@ -330,7 +328,7 @@ class Tris2(Game[Tris2State]):
         _, x, o, bar, height, width, mover, _, _, legal = state
         tops, odd = [x, o, bar], self._odd(state)
         rolls = self._rolls
-        while True:
+        while True:     # _roll's steps written out: a call per roll made playouts 20-30% slower
             u = uniform()
             if max_plies == 0:
                 return (0.0, 0.0)
