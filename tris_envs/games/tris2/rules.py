@@ -71,10 +71,6 @@ from tris_envs.games.tris2.state import (
     Tris2State,
 )
 
-_NEW_TOP: tuple[int, ...] = tuple(ROLL[k][d] >> 1 for k in range(6) for d in range(4))
-"""The top symbol (0 ``X``, 1 ``O``, 2 ``/``) of a die in orientation ``k`` rolled in
-direction ``d``, at ``k << 2 | d``."""
-
 PROOF_PLACEMENTS = 6
 """Placements left up to which :meth:`Tris2.proven_winner` searches them all."""
 
@@ -272,9 +268,10 @@ class Tris2(Game[Tris2State]):
             low = legal & -legal
             legal ^= low
             action = low.bit_length() - 1
+            d = action & 3
             p = CELL_P[action >> 2]
-            k = (0 if x >> p & 1 else 2 if o >> p & 1 else 4) | odd >> p & 1
-            if has_line(tops[_NEW_TOP[k << 2 | action & 3]] | 1 << p + STEP[action & 3]):
+            t = 0 if x >> p & 1 else 1 if o >> p & 1 else 2
+            if has_line(tops[ROLL[2 * t + (odd >> p & 1)][d] >> 1] | 1 << p + STEP[d]):
                 return True
         return False
 
