@@ -66,11 +66,13 @@ def test_the_jax_games_tactics_are_the_rules_cores(options):
 
     env, game = make("tris2", **options), make_game("tris2", **options)
     winning, handovers = jax.jit(env.winning_moves), jax.jit(env.handovers)
+    flags = jax.jit(env.tactic_flags)
     for state in positions(game, 8, seed=3):
         wins, hands = game.tactical_moves(state)
         jax_state = env.from_core(state)
         assert np.array_equal(np.asarray(winning(jax_state)), wins)
         assert np.array_equal(np.asarray(handovers(jax_state)), hands)
+        assert np.array_equal(np.asarray(flags(jax_state)), game.tactic_flags(state))
 
 
 def test_the_planes_sit_on_the_policy_heads_cells():
@@ -176,7 +178,7 @@ def test_a_tactics_run_saves_a_network_the_az_agents_play(tmp_path):
     assert load(final, game).config.tactics
     for spec in (f"az:{final}:0", f"az:{final}:4"):
         assert play_match(game, make_agent(spec), "greedy", n_games=2, seed=0).n_games == 2
-    with pytest.raises(ValueError, match="tactics = true needs the JAX game's handovers"):
+    with pytest.raises(ValueError, match="tactics = true needs the JAX game's tactic_flags"):
         load_config(None, {"game": "tant_fant", "tactics": True})
     with pytest.raises(ValueError, match="play_traps needs the rules core's tactical_moves"):
         load_config(None, {"game": "tant_fant", "play_traps": 0.5})
@@ -340,6 +342,7 @@ def test_trap_moves_leave_the_opponent_only_handovers(options):
 
     env = make("tris2", **options)
     jax_traps = jax.jit(env.trap_moves)
+    jax_flags = jax.jit(lambda state: env.tactic_flags(state, traps=True))
     found = 0
     for state in safe_positions(game, 4, seed=8)[::2]:
         traps = game.trap_moves(state)
@@ -353,6 +356,8 @@ def test_trap_moves_leave_the_opponent_only_handovers(options):
                 expected.append(action)
         assert np.flatnonzero(traps).tolist() == expected
         assert np.array_equal(np.asarray(jax_traps(env.from_core(state))), traps)
+        assert np.array_equal(np.asarray(jax_flags(env.from_core(state))),
+                              game.tactic_flags(state, traps=True))
         found += len(expected)
     assert found > 0 or options.get("max_side") != 4
 

@@ -45,19 +45,16 @@ def input_of(env: Any, tactics: bool = False, trap_planes: bool = False) -> Any:
     observations with the tactics planes of :attr:`NetConfig.tactics` (the game's
     ``winning_moves`` and ``handovers``, as the rules core's ``tactical_moves``) when
     ``tactics``, and then the trap planes of :attr:`NetConfig.trap_planes` (the game's
-    ``trap_moves``) when ``trap_planes``."""
+    ``trap_moves``) when ``trap_planes``: one call of the game's ``tactic_flags``."""
     if not tactics:
         return lambda states: states.observation
     slots = tactic_slots(env.game)
     board = env.game.info.observation_shape[:2]
-    groups = [jax.vmap(env.winning_moves), jax.vmap(env.handovers)]
-    if trap_planes:
-        groups.append(jax.vmap(env.trap_moves))
+    flags_of = jax.vmap(lambda state: env.tactic_flags(state, trap_planes))
 
     def inputs(states: Any) -> Any:
-        flags = jnp.stack([group(states) for group in groups], axis=1)
         return jnp.concatenate([states.observation.astype(jnp.float32),
-                                tactic_planes(flags, slots, board, jnp)], axis=-1)
+                                tactic_planes(flags_of(states), slots, board, jnp)], axis=-1)
 
     return inputs
 

@@ -173,7 +173,7 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
         raise ValueError(f"play_traps needs the rules core's tactical_moves, which "
                          f"{config.game!r} does not have")
     for key, method in (("decisive", "winning_moves"), ("safe", "blunders"),
-                        ("tactics", "handovers"), ("trap_planes", "trap_moves")):
+                        ("tactics", "tactic_flags")):
         if getattr(config, key):
             from tris_envs.jax import make
 

@@ -160,6 +160,24 @@ def _connected_rolls(rows: Any, cols: Any) -> Any:
     return ~occupied & linked.reshape(NUM_DICE, 4)
 
 
+def _lines_made(rows: Any, cols: Any, codes: Any) -> Any:
+    """``[die, direction]``: the roll makes a line, legal or not (the rolled die's new cell
+    and top symbol, the other dice of that symbol as bits of the 5x5 window around the new
+    cell, and a line when both other cells of one of :data:`_LINES` are set, as
+    :meth:`Tris2._roll` tests one roll)."""
+    rows, cols, codes = (x.astype(jnp.int32) for x in (rows, cols, codes))
+    row, col = rows[:, None] + _DR, cols[:, None] + _DC                       # [die, d]
+    top = ((_ROLLED[None, :] >> 3 * codes[:, None] & 7) - 1) >> 1
+    tops = (codes - 1) >> 1                                                    # -1: no die
+    dr = rows[None, None, :] - row[..., None]                             # [die, d, other]
+    dc = cols[None, None, :] - col[..., None]
+    same = (tops[None, None, :] == top[..., None]) & ~_SELF[:, None, :] \
+        & (codes[:, None] > 0)[..., None]
+    near = jnp.bitwise_or.reduce(jnp.where(
+        same & (abs(dr) <= 2) & (abs(dc) <= 2), 1 << (dr + 2) * 5 + dc + 2, 0), axis=-1)
+    return ((near[..., None] & _LINES) == _LINES).any(-1)
+
+
 class Tris2(TrisEnv):
     """Tris 2 with the rules core's options (``setup``, ``max_side``, ``fair``,
     ``max_moves``): static, checked by the core."""
@@ -189,12 +207,16 @@ class Tris2(TrisEnv):
             legal &= ~((right - left + 1 >= limit) & ((target_c < left) | (target_c > right)))
         return legal
 
+    def _legal_rolls(self, rows: Any, cols: Any, last_die: Any, last_dir: Any) -> Any:
+        """``[die, direction]``: the legal rolls (:meth:`_rolls` and the undo rule)."""
+        undo = (_DICE == last_die)[:, None] & (jnp.arange(4) == (last_dir ^ 2))
+        return self._rolls(rows, cols) & ~undo
+
     def _cells(self, rows: Any, cols: Any, codes: Any, last_die: Any, last_dir: Any
                ) -> tuple[Any, Any]:
         """Per frame cell, its board code (plus :data:`_LAST` for the die moved last), and
         the action mask of the legal rolls (the frame anchored at row 0, column 0)."""
-        undo = (_DICE == last_die)[:, None] & (jnp.arange(4) == (last_dir ^ 2))
-        legal = self._rolls(rows, cols) & ~undo
+        legal = self._legal_rolls(rows, cols, last_die, last_dir)
         directions = jnp.sum(jnp.where(legal, 16 << jnp.arange(4), 0), -1)  # bits 4..7
         value = (codes + jnp.where(_DICE == last_die, _LAST, 0) + directions).astype(jnp.uint8)
         # a scatter of one byte per die (a comparison of every cell with every die costs
@@ -245,6 +267,14 @@ class Tris2(TrisEnv):
         cols = (cols - left).at[index].set(col.astype(jnp.int8) - left)
         codes = codes.at[index].set(code.astype(jnp.int8))
         return rows, cols, codes, index.astype(jnp.int8), d.astype(jnp.int8), won
+
+    @staticmethod
+    def _children(rows: Any, cols: Any, codes: Any) -> tuple[Any, ...]:
+        """:meth:`_roll` of each die in each direction (legal or not): its results with a
+        leading axis of 36, die-major (the order of the dice's actions)."""
+        dice, directions = jnp.repeat(_DICE, 4), jnp.tile(jnp.arange(4), NUM_DICE)
+        return jax.vmap(lambda die, d: Tris2._roll(rows, cols, codes, _DICE == die, d))(
+            dice, directions)
 
     def _openings(self) -> tuple[np.ndarray, np.ndarray]:
         """The legal first rolls from the block (``die*4 + direction``) and every legal
@@ -334,63 +364,58 @@ class Tris2(TrisEnv):
     def winning_moves(self, state: State) -> Any:
         """``bool[NUM_ACTIONS]``: the legal actions after which the player to move wins at
         once (none in a finished game or during the placement phase: a placement never
-        makes a line).
-
-        Every die and direction at once: the rolled die's new cell and top symbol, the
-        other dice of that symbol as bits of the 5x5 window around the new cell, and a
-        line when both other cells of one of :data:`_LINES` are set (as :meth:`_roll`)."""
-        rows, cols, codes = (x.astype(jnp.int32) for x in (state._rows, state._cols,
-                                                         state._codes))
-        d = jnp.arange(4)
-        row, col = rows[:, None] + _DR, cols[:, None] + _DC                   # [die, d]
-        top = ((_ROLLED[None, :] >> 3 * codes[:, None] & 7) - 1) >> 1
-        tops = (codes - 1) >> 1                                                # -1: no die
-        dr = rows[None, None, :] - row[..., None]                         # [die, d, other]
-        dc = cols[None, None, :] - col[..., None]
-        same = (tops[None, None, :] == top[..., None]) & ~_SELF[:, None, :] \
-            & (codes[:, None] > 0)[..., None]
-        near = jnp.bitwise_or.reduce(jnp.where(
-            same & (abs(dr) <= 2) & (abs(dc) <= 2), 1 << (dr + 2) * 5 + dc + 2, 0), axis=-1)
-        won = ((near[..., None] & _LINES) == _LINES).any(-1)                  # [die, d]
-        actions = (rows * FRAME + cols)[:, None] * 4 + d
-        wins = jnp.zeros(NUM_ACTIONS, jnp.bool_).at[actions.reshape(-1)].set(
-            won.reshape(-1), mode="drop")
-        return wins & state.legal_action_mask & ~(state.terminated | state.truncated)
-
-    def _rolled(self, state: State) -> tuple[Any, Any]:
-        """Each die's four roll actions (36) and the positions they leave (legal or not;
-        no observations)."""
-        actions = ((state._rows.astype(jnp.int32) * FRAME + state._cols)[:, None] * 4
-                   + jnp.arange(4)).reshape(-1)
-        return actions, jax.vmap(lambda action: self._play(state, action, None))(actions)
+        makes a line)."""
+        return self._as_actions(state, _lines_made(state._rows, state._cols, state._codes))
 
     def handovers(self, state: State) -> Any:
         """``bool[NUM_ACTIONS]``: the legal rolls after which the game goes on and the
         opponent can win at once (:meth:`winning_moves` of the position each leaves; the
         rules core's :meth:`~tris_envs.games.tris2.Tris2.tactical_moves`). A placement is
         none (the setup phase has no lines to hand over, and the roll that follows the last
-        one is not looked at); none in a finished game.
-
-        Each die's four rolls are played out (36 children, no observations)."""
-        actions, children = self._rolled(state)
-        lost = jax.vmap(self.winning_moves)(children).any(-1) & ~children.terminated
-        flags = jnp.zeros(NUM_ACTIONS, jnp.bool_).at[actions].set(lost, mode="drop")
-        return flags & state.legal_action_mask & ~(state.terminated | state.truncated)
+        one is not looked at); none in a finished game."""
+        return self.tactic_flags(state)[1]
 
     def trap_moves(self, state: State) -> Any:
         """``bool[NUM_ACTIONS]``: the legal rolls after which the game goes on and every
         legal move of the opponent (at least one) hands a win in one back (its
         :meth:`handovers` are its legal moves), a zugzwang (the rules core's
         :meth:`~tris_envs.games.tris2.Tris2.trap_moves`). A placement is none; none in a
-        finished game.
+        finished game."""
+        return self.tactic_flags(state, traps=True)[2]
 
-        The 36 children's :meth:`handovers`: 1,296 grandchildren where :meth:`handovers`
-        plays 36."""
-        actions, children = self._rolled(state)
-        replies = children.legal_action_mask
-        trapped = ((jax.vmap(self.handovers)(children) == replies).all(-1) & replies.any(-1)
-                   & ~children.terminated)
-        flags = jnp.zeros(NUM_ACTIONS, jnp.bool_).at[actions].set(trapped, mode="drop")
+    def tactic_flags(self, state: State, traps: bool = False) -> Any:
+        """:meth:`winning_moves`, :meth:`handovers` and, with ``traps`` (static),
+        :meth:`trap_moves` as the rows of one ``bool[2 or 3, NUM_ACTIONS]`` (the rules
+        core's :meth:`~tris_envs.games.tris2.Tris2.tactic_flags`).
+
+        Each die's four rolls are played out on the dice lists (36 children), and with
+        ``traps`` each child's 36 (1,296 grandchildren), with per die and direction only
+        its legality and whether it makes a line: no boards, masks or observations."""
+        rows, cols, codes = state._rows, state._cols, state._codes
+        r1, c1, k1, i1, d1, won1 = self._children(rows, cols, codes)     # [36, ...]
+        legal1 = jax.vmap(self._legal_rolls)(r1, c1, i1, d1)                # [36, die, d]
+        over1 = won1 | ~legal1.any((1, 2))
+        groups = [won1, ~over1 & (jax.vmap(_lines_made)(r1, c1, k1) & legal1).any((1, 2))]
+        if traps:
+            def trapped(rows: Any, cols: Any, codes: Any, replies: Any) -> Any:
+                r2, c2, k2, i2, d2, won2 = self._children(rows, cols, codes)
+                lines = jax.vmap(_lines_made)(r2, c2, k2) \
+                    & jax.vmap(self._legal_rolls)(r2, c2, i2, d2)
+                handed = ~won2 & lines.any((1, 2))
+                replies = replies.reshape(-1)
+                return replies.any() & (handed | ~replies).all()
+
+            groups.append(~over1 & jax.vmap(trapped)(r1, c1, k1, legal1))
+        return jax.vmap(lambda flags: self._as_actions(state, flags.reshape(NUM_DICE, 4)))(
+            jnp.stack(groups))
+
+    def _as_actions(self, state: State, flags: Any) -> Any:
+        """``bool[NUM_ACTIONS]`` of per-die-and-direction ``flags``, kept where legal in an
+        unfinished game."""
+        actions = ((state._rows.astype(jnp.int32) * FRAME + state._cols)[:, None] * 4
+                   + jnp.arange(4)).reshape(-1)
+        flags = jnp.zeros(NUM_ACTIONS, jnp.bool_).at[actions].set(flags.reshape(-1),
+                                                                  mode="drop")
         return flags & state.legal_action_mask & ~(state.terminated | state.truncated)
 
     def blunders(self, state: State) -> Any:
