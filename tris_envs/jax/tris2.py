@@ -406,12 +406,11 @@ class Tris2(TrisEnv):
                 return replies.any() & (handed | ~replies).all()
 
             groups.append(~over1 & jax.vmap(trapped)(r1, c1, k1, legal1))
-        return jax.vmap(lambda flags: self._as_actions(state, flags.reshape(NUM_DICE, 4)))(
-            jnp.stack(groups))
+        return jax.vmap(lambda flags: self._as_actions(state, flags))(jnp.stack(groups))
 
     def _as_actions(self, state: State, flags: Any) -> Any:
-        """``bool[NUM_ACTIONS]`` of per-die-and-direction ``flags``, kept where legal in an
-        unfinished game."""
+        """``bool[NUM_ACTIONS]`` of per-die-and-direction ``flags`` (``[die, direction]`` or
+        die-major ``[36]``), kept where legal in an unfinished game."""
         actions = ((state._rows.astype(jnp.int32) * FRAME + state._cols)[:, None] * 4
                    + jnp.arange(4)).reshape(-1)
         flags = jnp.zeros(NUM_ACTIONS, jnp.bool_).at[actions].set(flags.reshape(-1),
