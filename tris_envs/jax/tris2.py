@@ -391,22 +391,25 @@ class Tris2(TrisEnv):
         Each die's four rolls are played out on the dice lists (36 children), and with
         ``traps`` each child's 36 (1,296 grandchildren), with per die and direction only
         its legality and whether it makes a line: no boards, masks or observations."""
-        rows, cols, codes = state._rows, state._cols, state._codes
-        r1, c1, k1, i1, d1, won1 = self._children(rows, cols, codes)     # [36, ...]
-        legal1 = jax.vmap(self._legal_rolls)(r1, c1, i1, d1)                # [36, die, d]
-        over1 = won1 | ~legal1.any((1, 2))
-        groups = [won1, ~over1 & (jax.vmap(_lines_made)(r1, c1, k1) & legal1).any((1, 2))]
+        children = self._children(state._rows, state._cols, state._codes)    # [36, ...]
+        replies, handed = self._replies(children)
+        won = children[-1]
+        groups = [won, handed]
         if traps:
             def trapped(rows: Any, cols: Any, codes: Any, replies: Any) -> Any:
-                r2, c2, k2, i2, d2, won2 = self._children(rows, cols, codes)
-                lines = jax.vmap(_lines_made)(r2, c2, k2) \
-                    & jax.vmap(self._legal_rolls)(r2, c2, i2, d2)
-                handed = ~won2 & lines.any((1, 2))
+                handed = self._replies(self._children(rows, cols, codes))[1]
                 replies = replies.reshape(-1)
                 return replies.any() & (handed | ~replies).all()
 
-            groups.append(~over1 & jax.vmap(trapped)(r1, c1, k1, legal1))
+            groups.append(~won & jax.vmap(trapped)(*children[:3], replies))
         return jax.vmap(lambda flags: self._as_actions(state, flags))(jnp.stack(groups))
+
+    def _replies(self, children: tuple[Any, ...]) -> tuple[Any, Any]:
+        """For the positions :meth:`_children` leaves: each one's legal replies ``[36, die,
+        direction]``, and whether the game goes on there with a win in one for its mover."""
+        rows, cols, codes, die, d, won = children
+        legal = jax.vmap(self._legal_rolls)(rows, cols, die, d)
+        return legal, ~won & (jax.vmap(_lines_made)(rows, cols, codes) & legal).any((1, 2))
 
     def _as_actions(self, state: State, flags: Any) -> Any:
         """``bool[NUM_ACTIONS]`` of per-die-and-direction ``flags`` (``[die, direction]`` or
