@@ -162,6 +162,31 @@ def _interrupt_after(argv, journal, games, seconds=60.0):
     return process.returncode, err
 
 
+def _hold_lock_in_a_pool_worker(lock, ready) -> None:
+    from tris_envs.evaluation.backends import _init_pool_worker
+
+    _init_pool_worker(None, [], [], 0, False)
+    with lock:
+        ready.set()
+        time.sleep(60)
+
+
+def test_a_terminated_pool_worker_releases_the_locks_it_holds():
+    """``Pool.terminate`` SIGTERMs the workers; one killed while it held the result queue's
+    lock hung the parent for good (seen once in the CLI's bad-checkpoint test under load)."""
+    import multiprocessing
+
+    spawn = multiprocessing.get_context("spawn")
+    lock, ready = spawn.Lock(), spawn.Event()
+    worker = spawn.Process(target=_hold_lock_in_a_pool_worker, args=(lock, ready))
+    worker.start()
+    assert ready.wait(60)
+    worker.terminate()
+    worker.join(60)
+    assert worker.exitcode == 1
+    assert lock.acquire(timeout=5)
+
+
 def test_a_huge_match_starts_playing_at_once_and_resumes(tmp_path):
     journal = tmp_path / "big.jsonl"
     argv = ["eval", "tris1", "random", "random", "--games", "1000000000", "--records",

@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 import math
 import multiprocessing
+import multiprocessing.util
 import os
 import signal
 import threading
@@ -99,8 +100,10 @@ def _chunk_size(tasks: int, workers: int) -> int:
 
 
 def _init_pool_worker(*arguments: Any) -> None:
-    """A pool worker: ignores Ctrl-C (the parent stops the pool) and exits when orphaned."""
+    """A pool worker: ignores Ctrl-C (the parent stops the pool), exits when orphaned, and
+    leaves on the pool's SIGTERM by unwinding (:func:`_exit_on_sigterm`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     parent = os.getppid()
 
     def watch_parent() -> None:
@@ -110,6 +113,22 @@ def _init_pool_worker(*arguments: Any) -> None:
 
     threading.Thread(target=watch_parent, daemon=True).start()
     init_worker(*arguments)
+
+
+def _exit_on_sigterm(signum: int, frame: Any) -> None:
+    """``Pool.terminate`` (the parent leaving the pool early: an error, Ctrl-C) sends its
+    workers SIGTERM. Killed outright, a worker that was sending a result died holding the
+    result queue's lock, and the parent then waited for that lock forever (CPython's pool
+    puts a sentinel on the same queue); unwinding by ``SystemExit`` releases it first. A
+    worker already on its way out (``multiprocessing.util``'s exiting flag) is left to
+    finish, and one whose ``SystemExit`` is swallowed (raised inside a ``__del__``) is ended
+    a second later."""
+    if getattr(multiprocessing.util, "_exiting", False):
+        return
+    backstop = threading.Timer(1.0, os._exit, (1,))
+    backstop.daemon = True
+    backstop.start()
+    raise SystemExit(1)
 
 
 def _play_chunk(context: tuple[Any, ...], tasks: list[Task]) -> list[Played]:
