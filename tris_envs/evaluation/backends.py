@@ -3,8 +3,9 @@
 With ``processes > 1`` the games run in a ``multiprocessing`` pool of the ``spawn``
 start method; the game and the sources must be picklable, and a script using it needs the
 usual ``if __name__ == "__main__":`` guard. The pool never has more processes than games
-or CPUs (:func:`pool_size`). Workers ignore Ctrl-C (the parent stops the pool) and end by
-themselves within a second when their parent dies (SIGTERM, kill).
+or CPUs (:func:`pool_size`). Workers ignore Ctrl-C (the parent stops the pool), unwind on
+the SIGTERM with which the pool stops them early (so none dies holding a queue's lock), and
+end by themselves within a second when their parent dies (SIGTERM, kill).
 
 With ``ray=True`` or ``ray=ADDRESS`` the games run as Ray tasks on the cluster's CPUs
 instead (optional extra ``distributed``; see :func:`tris_envs.distributed.ray_session` and
