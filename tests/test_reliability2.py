@@ -187,6 +187,57 @@ def test_a_terminated_pool_worker_releases_the_locks_it_holds():
     assert lock.acquire(timeout=5)
 
 
+def _wait_where_the_sigterm_handler_cannot_run(lock, ready) -> None:
+    import os
+
+    from tris_envs.evaluation.backends import _init_pool_worker
+
+    _init_pool_worker(None, [], [], 0, False)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})   # it lands on another thread
+    ready.set()
+    lock.acquire()                                  # held by the parent, as terminate does
+    os._exit(0)
+
+
+def test_a_pool_worker_leaves_on_sigterm_even_where_its_handler_cannot_run():
+    """A worker blocked on a lock whose SIGTERM Python never hands to the main thread (seen:
+    one waiting for the task queue's lock, which ``Pool.terminate`` takes) hung the parent's
+    ``join`` at the end of a match, about once in 300 matches."""
+    import multiprocessing
+
+    spawn = multiprocessing.get_context("spawn")
+    lock, ready = spawn.Lock(), spawn.Event()
+    lock.acquire()
+    worker = spawn.Process(target=_wait_where_the_sigterm_handler_cannot_run,
+                           args=(lock, ready))
+    worker.start()
+    try:
+        assert ready.wait(60)
+        worker.terminate()
+        worker.join(30)
+        assert worker.exitcode == 1
+    finally:
+        worker.kill()
+
+
+def test_a_match_that_ends_closes_its_pool_without_sigterm(monkeypatch):
+    """Only an early stop terminates the pool's workers; a match played to its end lets them
+    leave on their own."""
+    import os
+
+    kill, signals = os.kill, []
+
+    def spy(pid, signum):
+        signals.append(signum)
+        kill(pid, signum)
+
+    monkeypatch.setattr(os, "kill", spy)
+    result = play_match(make_game("tris1"), "random", "greedy", n_games=4, seed=0,
+                        processes=2)
+    assert sum(map(sum, result.by_seat)) == 4
+    assert signal.SIGTERM not in signals
+
+
 def test_a_huge_match_starts_playing_at_once_and_resumes(tmp_path):
     journal = tmp_path / "big.jsonl"
     argv = ["eval", "tris1", "random", "random", "--games", "1000000000", "--records",

@@ -24,6 +24,7 @@ import math
 import multiprocessing
 import multiprocessing.util
 import os
+import select
 import signal
 import threading
 import time
@@ -60,6 +61,8 @@ def local_results(context: tuple[Any, ...], tasks: Iterator[Task], count: int,
         while window := list(itertools.islice(tasks, _WINDOW)):
             yield from pool.imap_unordered(play_keyed, window,
                                            chunksize=_chunk_size(len(window), processes))
+        pool.close()            # every game played: the workers leave on their own, no SIGTERM
+        pool.join()
 
 
 def ray_results(context: tuple[Any, ...], tasks: Iterator[Task], count: int,
@@ -102,17 +105,24 @@ def _chunk_size(tasks: int, workers: int) -> int:
 
 def _init_pool_worker(*arguments: Any) -> None:
     """A pool worker: ignores Ctrl-C (the parent stops the pool), exits when orphaned, and
-    leaves on the pool's SIGTERM by unwinding (:func:`_exit_on_sigterm`)."""
+    leaves on the pool's SIGTERM by unwinding (:func:`_exit_on_sigterm`), or a second later
+    outright where the unwinding does not happen."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    signals, alarm = os.pipe()
+    os.set_blocking(alarm, False)
+    signal.set_wakeup_fd(alarm, warn_on_full_buffer=False)
     parent = os.getppid()
 
-    def watch_parent() -> None:
+    def watch() -> None:
         while os.getppid() == parent:
-            time.sleep(0.5)
+            if (select.select([signals], [], [], 0.5)[0]
+                    and signal.SIGTERM in os.read(signals, 64)):
+                time.sleep(1.0)
+                break
         os._exit(1)
 
-    threading.Thread(target=watch_parent, daemon=True).start()
+    threading.Thread(target=watch, daemon=True).start()
     init_worker(*arguments)
 
 
@@ -122,13 +132,17 @@ def _exit_on_sigterm(signum: int, frame: Any) -> None:
     result queue's lock, and the parent then waited for that lock forever (CPython's pool
     puts a sentinel on the same queue); unwinding by ``SystemExit`` releases it first. A
     worker already on its way out (``multiprocessing.util``'s exiting flag) is left to
-    finish, and one whose ``SystemExit`` is swallowed (raised inside a ``__del__``) is ended
-    a second later."""
+    finish.
+
+    Python runs the handler in the main thread, and only once that thread is back in
+    Python code: a signal that lands on another thread, or just before the main thread
+    blocks on a lock, leaves it waiting (seen: a worker waiting for the task queue's lock,
+    which ``terminate`` takes for good, never left). So the watching thread of
+    :func:`_init_pool_worker`, woken by the signal's wakeup file, ends the worker outright
+    a second after the SIGTERM, as it does one whose ``SystemExit`` was swallowed (raised
+    inside a ``__del__``)."""
     if getattr(multiprocessing.util, "_exiting", False):
         return
-    backstop = threading.Timer(1.0, os._exit, (1,))
-    backstop.daemon = True
-    backstop.start()
     raise SystemExit(1)
 
 
