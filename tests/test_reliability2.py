@@ -171,22 +171,6 @@ def _hold_lock_in_a_pool_worker(lock, ready) -> None:
         time.sleep(60)
 
 
-def test_a_terminated_pool_worker_releases_the_locks_it_holds():
-    """``Pool.terminate`` SIGTERMs the workers; one killed while it held the result queue's
-    lock hung the parent for good (seen once in the CLI's bad-checkpoint test under load)."""
-    import multiprocessing
-
-    spawn = multiprocessing.get_context("spawn")
-    lock, ready = spawn.Lock(), spawn.Event()
-    worker = spawn.Process(target=_hold_lock_in_a_pool_worker, args=(lock, ready))
-    worker.start()
-    assert ready.wait(60)
-    worker.terminate()
-    worker.join(60)
-    assert worker.exitcode == 1
-    assert lock.acquire(timeout=5)
-
-
 def _wait_where_the_sigterm_handler_cannot_run(lock, ready) -> None:
     import os
 
@@ -199,25 +183,43 @@ def _wait_where_the_sigterm_handler_cannot_run(lock, ready) -> None:
     os._exit(0)
 
 
+def _terminate_when_ready(body, lock) -> int | None:
+    """The exit code of a spawned ``body(lock, ready)`` terminated once it sets ``ready``
+    (``None``: still running 30 s later, then killed)."""
+    import multiprocessing
+
+    spawn = multiprocessing.get_context("spawn")
+    ready = spawn.Event()
+    worker = spawn.Process(target=body, args=(lock, ready))
+    worker.start()
+    try:
+        assert ready.wait(60)
+        worker.terminate()
+        worker.join(30)
+        return worker.exitcode
+    finally:
+        worker.kill()
+
+
+def test_a_terminated_pool_worker_releases_the_locks_it_holds():
+    """``Pool.terminate`` SIGTERMs the workers; one killed while it held the result queue's
+    lock hung the parent for good (seen once in the CLI's bad-checkpoint test under load)."""
+    import multiprocessing
+
+    lock = multiprocessing.get_context("spawn").Lock()
+    assert _terminate_when_ready(_hold_lock_in_a_pool_worker, lock) == 1
+    assert lock.acquire(timeout=5)
+
+
 def test_a_pool_worker_leaves_on_sigterm_even_where_its_handler_cannot_run():
     """A worker blocked on a lock whose SIGTERM Python never hands to the main thread (seen:
     one waiting for the task queue's lock, which ``Pool.terminate`` takes) hung the parent's
     ``join`` at the end of a match, about once in 300 matches."""
     import multiprocessing
 
-    spawn = multiprocessing.get_context("spawn")
-    lock, ready = spawn.Lock(), spawn.Event()
+    lock = multiprocessing.get_context("spawn").Lock()
     lock.acquire()
-    worker = spawn.Process(target=_wait_where_the_sigterm_handler_cannot_run,
-                           args=(lock, ready))
-    worker.start()
-    try:
-        assert ready.wait(60)
-        worker.terminate()
-        worker.join(30)
-        assert worker.exitcode == 1
-    finally:
-        worker.kill()
+    assert _terminate_when_ready(_wait_where_the_sigterm_handler_cannot_run, lock) == 1
 
 
 def test_a_match_that_ends_closes_its_pool_without_sigterm(monkeypatch):
