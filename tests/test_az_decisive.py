@@ -144,3 +144,48 @@ def test_without_blunders_drops_them_from_the_target():
                        [[0, 0.6, 0.4, 0], [0, 0, 0.5, 0.5], [0.6, 0.4, 0, 0]])
 
 
+
+
+def test_greedy_moves_take_a_win_else_a_move_that_hands_none_over_else_any():
+    from tris_envs.alphazero.learner import greedy_moves
+
+    mask = np.ones((3, 6), bool)
+    wins = np.zeros((3, 6), bool)
+    wins[0, [2, 4]] = True                         # wins: one of them
+    blunders = np.zeros((3, 6), bool)
+    blunders[:, :4] = True                         # no win: one of the two safe moves
+    blunders[2] = True                             # every move a blunder: any move
+    keys = jax.random.split(jax.random.PRNGKey(0), 3000)
+    moves = np.asarray(jax.vmap(lambda key: greedy_moves(wins, blunders, mask, key))(keys))
+    for row, allowed in enumerate(([2, 4], [4, 5], range(6))):
+        counts = np.bincount(moves[:, row], minlength=6)
+        assert set(np.flatnonzero(counts)) == set(allowed)
+        assert np.allclose(counts[list(allowed)] / 3000, 1 / len(allowed), atol=0.03)
+
+
+def test_a_greedy_seat_takes_its_win_in_one_where_the_search_may_not(tmp_path):
+    """One ply of the learner's self-play from two copies of a position whose mover (seat
+    1) can win at once, without ``decisive``: with ``greedy = 1`` slot 1 has greedy in seat
+    1 and wins every time; slot 0 (greedy in seat 0) leaves the move to a search of two
+    simulations, which misses the win in some."""
+    from tris_envs.alphazero.train import Run
+
+    game, env = make_game("tris2"), make("tris2")
+    config = tiny_decisive(decisive=False, greedy=1.0, envs=2, steps=1, batch=2,
+                           simulations=2, considered=2)
+    run = Run(config, tmp_path)
+    start = env.from_core(game.from_notation(BEFORE_WIN))
+    states = jax.tree_util.tree_map(lambda x: jax.numpy.stack([x, x]), start)
+    params, opt_state, _, _, memory = run.state
+    won = np.zeros(2)
+    for seed in range(12):
+        after = run.step(params, opt_state, states, jax.random.PRNGKey(seed), memory)[4]
+        won += np.asarray(after.samples.reward[:2]) == 1
+    assert won[1] == 12 and won[0] < 12
+
+
+def test_greedy_games_need_the_games_blunders():
+    with pytest.raises(ValueError, match="greedy = 0.5 needs the JAX game's blunders"):
+        load_config(None, {"game": "tant_fant", "greedy": 0.5})
+    with pytest.raises(ValueError, match=r"greedy=2: must be"):
+        load_config(None, {"game": "tris2", "greedy": 2})

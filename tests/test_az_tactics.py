@@ -362,6 +362,33 @@ def test_trap_moves_leave_the_opponent_only_handovers(options):
     assert found > 0 or options.get("max_side") != 4
 
 
+def test_trap_handovers_leave_the_opponent_a_trap():
+    """The JAX game's ``trap_handovers`` are the legal rolls after which the game goes on
+    and the opponent has a trap (the rules core's ``trap_moves`` of the position each
+    leaves); ``hands_over_traps`` looks at given actions only, false for a placement, an
+    illegal or an unknown action."""
+    jax = pytest.importorskip("jax")
+    from tris_envs.jax import make
+
+    game, env = make_game("tris2", max_side=4), make("tris2", max_side=4)
+    handovers = jax.jit(env.trap_handovers)
+    found = 0
+    for state in safe_positions(game, 2, seed=3)[::6]:
+        rolls = ([] if game.is_terminal(state) or state.placing
+                 else [a for a in game.legal_actions(state) if a < PLACEMENT_BASE])
+        expected = [a for a in rolls if not game.is_terminal(game.apply(state, a))
+                    and game.trap_moves(game.apply(state, a)).any()]
+        assert np.flatnonzero(np.asarray(handovers(env.from_core(state)))).tolist() == expected
+        found += len(expected)
+    assert found > 0
+    state = game.initial_state(np.random.default_rng(0))
+    legal = [a for a in game.legal_actions(state) if a < PLACEMENT_BASE]
+    illegal = next(a for a in range(PLACEMENT_BASE) if a not in legal)
+    checked = env.hands_over_traps(env.from_core(state),
+                                   np.array([legal[0], illegal, PLACEMENT_BASE, -1, 10**6]))
+    assert not np.asarray(checked)[1:].any()
+
+
 def test_a_trap_under_the_rule_of_4():
     """A scripted position: the player to move has exactly these rolls that leave the
     opponent only moves that hand over a line."""
@@ -437,3 +464,34 @@ def test_a_trap_planes_run_saves_a_network_the_az_agents_play(tmp_path):
         load_config(None, tiny | {"tactics": False, "trap_planes": True})
     with pytest.raises(ValueError, match="reads trap planes; the config says trap_planes = f"):
         load_config(None, tiny | {"init": str(final)})
+
+
+def test_a_wary_root_drops_the_traps_handed_over_from_the_target(tmp_path):
+    """One ply of the learner's self-play from a position with a roll that hands the
+    opponent a trap and no line: the policy target of a ``wary`` root (every move looked
+    at) puts no weight on it, and some on every other move that hands over nothing (as
+    Gumbel's improved policy does on every legal move); ``wary`` needs ``safe``."""
+    jax = pytest.importorskip("jax")
+    from tris_envs.alphazero.train import Run, load_config
+    from tris_envs.jax import make
+
+    game, env = make_game("tris2", max_side=4), make("tris2", max_side=4)
+    state = next(s for s in safe_positions(game, 2, seed=3) if not game.is_terminal(s)
+                 and any(game.trap_moves(game.apply(s, a)).any() and not allows_win(game, s, a)
+                         for a in game.legal_actions(s)
+                         if not game.is_terminal(game.apply(s, a))))
+    jax_state = env.from_core(state)
+    safe = np.asarray(jax_state.legal_action_mask & ~env.blunders(jax_state))
+    risky = safe & np.asarray(env.trap_handovers(jax_state))
+    states = jax.tree_util.tree_map(lambda x: jax.numpy.stack([x, x]), jax_state)
+    config = load_config(None, {
+        "game": "tris2", "options": {"max_side": 4}, "envs": 2, "steps": 1, "batch": 2,
+        "simulations": 4, "considered": 16, "width": 4, "blocks": 1, "iterations": 1,
+        "eval_games": 0, "safe": True, "wary": True})
+    run = Run(config, tmp_path)
+    params, opt_state, _, key, memory = run.state
+    weights = np.asarray(run.step(params, opt_state, states, key, memory)[4].samples.policy[:2])
+    assert risky.any() and (weights[:, risky] == 0).all()
+    assert (weights[:, safe & ~risky] > 0).all() and np.allclose(weights.sum(1), 1)
+    with pytest.raises(ValueError, match="wary = true needs safe = true"):
+        load_config(None, {"game": "tris2", "wary": True})

@@ -108,6 +108,19 @@ class Search(NamedTuple):
             between players that never hand over a line, every value is a draw.
         trap_planes: With ``tactics``, the trap planes after them (the game's ``trap_moves``;
             :attr:`~tris_envs.agents.az_network.NetConfig.trap_planes`).
+        greedy: Share of the games (the first ``round(greedy * envs)`` slots) in which one
+            seat, the first in even slots and the second in odd ones, plays the ``greedy``
+            rung's moves instead of the search's (:func:`greedy_moves`: a win in one if it
+            has one, else a random move that hands over no win in one; the game's
+            ``winning_moves`` and ``blunders``). Its plies train as the others do (the
+            search still runs there and gives the policy target); the values learn the
+            results of games against a player that never blunders but sets no trap on
+            purpose.
+        wary: With ``safe``, the root's policy target also drops, of its ``considered``
+            heaviest moves, those that hand the opponent a trap (the game's
+            ``hands_over_traps``: a move after which the opponent has a roll that leaves
+            every reply handing over a line), where the mover has a move that is neither
+            such nor a blunder. Only those few are looked at: each costs 46,656 positions.
     """
 
     envs: int
@@ -126,6 +139,8 @@ class Search(NamedTuple):
     tactics: bool = False
     explore: float = 0.0
     trap_planes: bool = False
+    greedy: float = 0.0
+    wary: bool = False
 
 
 def explored(action: Any, mask: Any, share: float, key: Any) -> Any:
@@ -134,6 +149,16 @@ def explored(action: Any, mask: Any, share: float, key: Any) -> Any:
     pick, chance = jax.random.split(key)
     drawn = jax.random.categorical(pick, jnp.where(mask, 0.0, -jnp.inf), axis=-1)
     return jnp.where(jax.random.uniform(chance, action.shape) < share, drawn, action)
+
+
+def greedy_moves(wins: Any, blunders: Any, mask: Any, key: Any) -> Any:
+    """The ``greedy`` rung's move in each row of a batch (:attr:`Search.greedy`): a winning
+    move (``wins``) drawn uniformly if the row has one, else one of the legal moves
+    (``mask``) outside ``blunders``, else any legal move."""
+    safe = mask & ~blunders
+    choice = jnp.where(wins.any(-1, keepdims=True), wins,
+                       jnp.where(safe.any(-1, keepdims=True), safe, mask))
+    return jax.random.categorical(key, jnp.where(choice, 0.0, -jnp.inf), axis=-1)
 
 
 def value_targets(reward: Any, done: Any, last: Any = None,
@@ -304,6 +329,8 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
                                search.decisive, search.discount, inputs)
     winning = jax.vmap(env.winning_moves) if search.decisive else None
     blunders = jax.vmap(env.blunders) if search.safe else None
+    slots = jnp.arange(search.envs)
+    greedy_seat = jnp.where(slots < round(search.greedy * search.envs), slots % 2, -1)
 
     def noisy(logits: Any, mask: Any, key: Any) -> Any:
         """AlphaZero's exploration at the root: the prior mixed with Dirichlet noise over
@@ -326,7 +353,13 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
                                search.considered)
         action, weights = policy.action, policy.action_weights
         if blunders is not None:
-            weights = without_blunders(weights, mask & ~blunders(states))
+            safe = mask & ~blunders(states)
+            weights = without_blunders(weights, safe)
+            if search.wary:
+                heaviest = jax.lax.top_k(weights, search.considered)[1]
+                risky = jnp.zeros_like(mask).at[slots[:, None], heaviest].set(
+                    jax.vmap(env.hands_over_traps)(states, heaviest))
+                weights = without_blunders(weights, safe & ~risky)
         if search.explore:
             action = explored(action, mask, search.explore, jax.random.fold_in(chance, 1))
         if winning is not None:           # a win in one is played, and is the target
@@ -336,6 +369,11 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
                                 weights)
             action = jnp.where(can[:, 0], jnp.argmax(wins, -1), action)
         player = states.current_player
+        if search.greedy:
+            scripted = greedy_moves(jax.vmap(env.winning_moves)(states),
+                                    jax.vmap(env.blunders)(states), mask,
+                                    jax.random.fold_in(chance, 2))
+            action = jnp.where(greedy_seat == player, scripted, action)
         after = step(states, action, jax.random.split(chance, search.envs))
         done = after.terminated | after.truncated
         reward = after.rewards[jnp.arange(search.envs), player]

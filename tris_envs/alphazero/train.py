@@ -86,6 +86,8 @@ class Config:
     tactics: bool = setting(False, flag)                # one-move tactics as input planes
     trap_planes: bool = setting(False, flag)            # and two-move traps (with tactics)
     explore: float = setting(0.0, number(0, 1))         # self-play moves played at random
+    greedy: float = setting(0.0, number(0, 1))          # games with greedy in one seat
+    wary: bool = setting(False, flag)                   # no trap handed over in the target
     play_simulations: int = setting(0, integer(0))      # the saved networks' az budget
     play_traps: float = setting(0.0, number(0, 1))      # the saved networks' trap rule
     play_mix: float = setting(0.0, number(0, 1))        # the saved networks' playout share
@@ -165,6 +167,9 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
     if config.trap_planes and not config.tactics:
         raise ValueError("trap_planes = true needs tactics = true (the trap planes come after "
                          "the tactics planes)")
+    if config.wary and not config.safe:
+        raise ValueError("wary = true needs safe = true (the traps handed over are dropped "
+                         "with the blunders)")
     for spec in config.opponents:
         make_agent(spec)
     from tris_envs.agents.az_network import Tactical
@@ -173,12 +178,15 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
         raise ValueError(f"play_traps needs the rules core's tactical_moves, which "
                          f"{config.game!r} does not have")
     for key, method in (("decisive", "winning_moves"), ("safe", "blunders"),
-                        ("tactics", "tactic_flags")):
-        if getattr(config, key):
+                        ("tactics", "tactic_flags"), ("greedy", "blunders"),
+                        ("wary", "hands_over_traps")):
+        value = getattr(config, key)
+        if value:
             from tris_envs.jax import make
 
             if not hasattr(make(config.game, **config.options), method):
-                raise ValueError(f"{key} = true needs the JAX game's {method}, which "
+                shown = "true" if value is True else value
+                raise ValueError(f"{key} = {shown} needs the JAX game's {method}, which "
                                  f"{config.game!r} does not have")
     if config.envs * config.steps % config.batch:
         raise ValueError(f"batch={config.batch} must divide envs * steps = "
@@ -229,7 +237,8 @@ class Run:
         search = Search(config.envs, config.steps, config.simulations, config.considered,
                         config.noise, config.alpha, config.batch, config.epochs,
                         config.bootstrap, config.replay, config.decisive, config.safe,
-                        config.discount, config.tactics, config.explore, config.trap_planes)
+                        config.discount, config.tactics, config.explore, config.trap_planes,
+                        config.greedy, config.wary)
         self.state = (jax.device_put(params, replicated),
                       jax.device_put(optimiser.init(params), replicated),
                       jax.device_put(states, games), jax.device_put(key, replicated),

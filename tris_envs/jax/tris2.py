@@ -393,16 +393,53 @@ class Tris2(TrisEnv):
         its legality and whether it makes a line: no boards, masks or observations."""
         children = self._children(state._rows, state._cols, state._codes)    # [36, ...]
         replies, handed = self._replies(children)
-        won = children[-1]
-        groups = [won, handed]
+        groups = [children[-1], handed]
         if traps:
-            def trapped(rows: Any, cols: Any, codes: Any, replies: Any) -> Any:
-                handed = self._replies(self._children(rows, cols, codes))[1]
-                replies = replies.reshape(-1)
-                return replies.any() & (handed | ~replies).all()
-
-            groups.append(~won & jax.vmap(trapped)(*children[:3], replies))
+            groups.append(self._traps(children, replies))
         return jax.vmap(lambda flags: self._as_actions(state, flags))(jnp.stack(groups))
+
+    def trap_handovers(self, state: State) -> Any:
+        """``bool[NUM_ACTIONS]``: the legal rolls after which the game goes on and the
+        opponent has a trap (:meth:`trap_moves` of the position each leaves), a zugzwang
+        handed over; :meth:`hands_over_traps` of every roll. A placement is none; none in a
+        finished game."""
+        actions = ((state._rows.astype(jnp.int32) * FRAME + state._cols)[:, None] * 4
+                   + jnp.arange(4)).reshape(-1)
+        flags = self.hands_over_traps(state, actions)
+        return jnp.zeros(NUM_ACTIONS, jnp.bool_).at[actions].set(flags, mode="drop")
+
+    def hands_over_traps(self, state: State, actions: Any) -> Any:
+        """``bool[k]`` for ``int[k]`` ``actions``: whether each is a legal roll after which
+        the game goes on and the opponent has a trap (false for any other action).
+
+        Each roll's 1,296 grandchildren are played out as :meth:`tactic_flags` plays a
+        position's (46,656 positions per roll), one roll after another (``lax.map``) to
+        bound the memory."""
+        keys = state._rows.astype(jnp.int32) * FRAME + state._cols
+
+        def allows(action: Any) -> Any:
+            rows, cols, codes, die, d, won = self._roll(
+                state._rows, state._cols, state._codes, keys == action >> 2, action & 3)
+            grandchildren = self._children(rows, cols, codes)
+            traps = self._traps(grandchildren, self._replies(grandchildren)[0])
+            legal = self._legal_rolls(rows, cols, die, d).reshape(-1)
+            return ~won & (traps & legal).any()
+
+        known = (actions >= 0) & (actions < NUM_ACTIONS)
+        legal = state.legal_action_mask[jnp.clip(actions, 0, NUM_ACTIONS - 1)] & known
+        live = ~(state.terminated | state.truncated) & (actions < PLACEMENT_BASE)
+        return legal & live & jax.lax.map(allows, actions)
+
+    def _traps(self, children: tuple[Any, ...], replies: Any) -> Any:
+        """For the positions :meth:`_children` leaves and their movers' legal replies
+        (:meth:`_replies`): whether the roll made no line and every legal reply (at least
+        one) hands a win in one back."""
+        def trapped(rows: Any, cols: Any, codes: Any, replies: Any) -> Any:
+            handed = self._replies(self._children(rows, cols, codes))[1]
+            replies = replies.reshape(-1)
+            return replies.any() & (handed | ~replies).all()
+
+        return ~children[-1] & jax.vmap(trapped)(*children[:3], replies)
 
     def _replies(self, children: tuple[Any, ...]) -> tuple[Any, Any]:
         """For the positions :meth:`_children` leaves: each one's legal replies ``[36, die,
