@@ -466,6 +466,41 @@ def test_a_trap_planes_run_saves_a_network_the_az_agents_play(tmp_path):
         load_config(None, tiny | {"init": str(final)})
 
 
+def test_without_traps_handed_over_drops_them_among_the_heaviest_moves():
+    """Of a target over every legal move of a position with a roll that hands the opponent
+    a trap and no line, the learner's ``wary`` step drops that roll where it is among the
+    heaviest looked at, and keeps it where it is not."""
+    jax = pytest.importorskip("jax")
+    from tris_envs.alphazero.learner import without_traps_handed_over
+    from tris_envs.jax import make
+
+    game, env = make_game("tris2", max_side=4), make("tris2", max_side=4)
+    state = next(s for s in safe_positions(game, 2, seed=3) if not game.is_terminal(s)
+                 and any(game.trap_moves(game.apply(s, a)).any() and not allows_win(game, s, a)
+                         for a in game.legal_actions(s)
+                         if not game.is_terminal(game.apply(s, a))))
+    jax_state = env.from_core(state)
+    legal = np.asarray(jax_state.legal_action_mask)
+    safe, risky = np.zeros_like(legal), np.zeros_like(legal)
+    for action in game.legal_actions(state):
+        child = game.apply(state, action)
+        safe[action] = not allows_win(game, state, action)
+        risky[action] = (safe[action] and not game.is_terminal(child)
+                         and game.trap_moves(child).any())
+    weights = np.where(legal, 1.0, 0.0)
+    weights[risky] = 2.0                                      # the heaviest: looked at
+    light = weights.copy()
+    light[risky] = 0.5                                        # the lightest: not looked at
+    batch = jax.tree_util.tree_map(lambda x: jax.numpy.stack([x, x]), jax_state)
+    out = np.asarray(jax.jit(without_traps_handed_over, static_argnums=(3, 4))(
+        np.stack([weights, light]) / np.stack([weights, light]).sum(1, keepdims=True),
+        np.stack([safe, safe]), batch, env.hands_over_traps, int(risky.sum())))
+    assert risky.any() and (out[0, risky] == 0).all() and (out[1, risky] > 0).all()
+    assert (out[:, safe & ~risky] > 0).all() and (out[:, ~safe] == 0).all()
+    assert np.allclose(out.sum(1), 1)
+
+
+@pytest.mark.slow
 def test_a_wary_root_drops_the_traps_handed_over_from_the_target(tmp_path):
     """One ply of the learner's self-play from a position with a roll that hands the
     opponent a trap and no line: the policy target of a ``wary`` root (every move looked

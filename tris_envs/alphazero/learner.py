@@ -197,6 +197,19 @@ def without_blunders(weights: Any, safe: Any) -> Any:
                      kept / jnp.maximum(kept.sum(-1, keepdims=True), 1e-30), weights)
 
 
+def without_traps_handed_over(weights: Any, safe: Any, states: Any,
+                              hands_over_traps: Callable[[Any, Any], Any],
+                              considered: int) -> Any:
+    """:func:`without_blunders` with ``safe`` (a batch's moves that hand over no line) less
+    those of each row's ``considered`` heaviest moves that ``hands_over_traps(state,
+    actions)`` flags (:attr:`Search.wary`); the lighter moves are not looked at."""
+    heaviest = jax.lax.top_k(weights, considered)[1]
+    rows = jnp.arange(weights.shape[0])[:, None]
+    risky = jnp.zeros_like(safe).at[rows, heaviest].set(
+        jax.vmap(hands_over_traps)(states, heaviest))
+    return without_blunders(weights, safe & ~risky)
+
+
 def backward(tree: Any, leaf: Any) -> Any:
     """mctx's backup of a batch of leaves (``leaf``, a node index per tree): every node on
     the path from each leaf to its root gains the visit and the leaf's value, with the same
@@ -356,10 +369,8 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
             safe = mask & ~blunders(states)
             weights = without_blunders(weights, safe)
             if search.wary:
-                heaviest = jax.lax.top_k(weights, search.considered)[1]
-                risky = jnp.zeros_like(mask).at[slots[:, None], heaviest].set(
-                    jax.vmap(env.hands_over_traps)(states, heaviest))
-                weights = without_blunders(weights, safe & ~risky)
+                weights = without_traps_handed_over(weights, safe, states,
+                                                    env.hands_over_traps, search.considered)
         if search.explore:
             action = explored(action, mask, search.explore, jax.random.fold_in(chance, 1))
         if winning is not None:           # a win in one is played, and is the target
