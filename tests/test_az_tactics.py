@@ -466,6 +466,24 @@ def test_a_trap_planes_run_saves_a_network_the_az_agents_play(tmp_path):
         load_config(None, tiny | {"init": str(final)})
 
 
+def trap_handover_case(game):
+    """The first position of safe play under the rule of 4 with a roll that hands the
+    opponent a trap and no line, its moves that hand over no line and those of them that
+    hand over a trap (the rules core's checks)."""
+    state = next(s for s in safe_positions(game, 2, seed=3) if not game.is_terminal(s)
+                 and any(game.trap_moves(game.apply(s, a)).any() and not allows_win(game, s, a)
+                         for a in game.legal_actions(s)
+                         if not game.is_terminal(game.apply(s, a))))
+    safe = np.zeros(len(game.legal_mask(state)), bool)
+    risky = np.zeros_like(safe)
+    for action in game.legal_actions(state):
+        child = game.apply(state, action)
+        safe[action] = not allows_win(game, state, action)
+        risky[action] = (safe[action] and not game.is_terminal(child)
+                         and game.trap_moves(child).any())
+    return state, safe, risky
+
+
 def test_without_traps_handed_over_drops_them_among_the_heaviest_moves():
     """Of a target over every legal move of a position with a roll that hands the opponent
     a trap and no line, the learner's ``wary`` step drops that roll where it is among the
@@ -475,18 +493,9 @@ def test_without_traps_handed_over_drops_them_among_the_heaviest_moves():
     from tris_envs.jax import make
 
     game, env = make_game("tris2", max_side=4), make("tris2", max_side=4)
-    state = next(s for s in safe_positions(game, 2, seed=3) if not game.is_terminal(s)
-                 and any(game.trap_moves(game.apply(s, a)).any() and not allows_win(game, s, a)
-                         for a in game.legal_actions(s)
-                         if not game.is_terminal(game.apply(s, a))))
+    state, safe, risky = trap_handover_case(game)
     jax_state = env.from_core(state)
     legal = np.asarray(jax_state.legal_action_mask)
-    safe, risky = np.zeros_like(legal), np.zeros_like(legal)
-    for action in game.legal_actions(state):
-        child = game.apply(state, action)
-        safe[action] = not allows_win(game, state, action)
-        risky[action] = (safe[action] and not game.is_terminal(child)
-                         and game.trap_moves(child).any())
     weights = np.where(legal, 1.0, 0.0)
     weights[risky] = 2.0                                      # the heaviest: looked at
     light = weights.copy()
@@ -511,13 +520,8 @@ def test_a_wary_root_drops_the_traps_handed_over_from_the_target(tmp_path):
     from tris_envs.jax import make
 
     game, env = make_game("tris2", max_side=4), make("tris2", max_side=4)
-    state = next(s for s in safe_positions(game, 2, seed=3) if not game.is_terminal(s)
-                 and any(game.trap_moves(game.apply(s, a)).any() and not allows_win(game, s, a)
-                         for a in game.legal_actions(s)
-                         if not game.is_terminal(game.apply(s, a))))
+    state, safe, risky = trap_handover_case(game)
     jax_state = env.from_core(state)
-    safe = np.asarray(jax_state.legal_action_mask & ~env.blunders(jax_state))
-    risky = safe & np.asarray(env.trap_handovers(jax_state))
     states = jax.tree_util.tree_map(lambda x: jax.numpy.stack([x, x]), jax_state)
     config = load_config(None, {
         "game": "tris2", "options": {"max_side": 4}, "envs": 2, "steps": 1, "batch": 2,
