@@ -234,11 +234,7 @@ class Run:
         key, start = jax.random.split(jax.random.PRNGKey(config.seed))
         states = jax.vmap(self.env.init)(jax.random.split(start, config.envs))
         games, replicated = game_sharding()
-        search = Search(config.envs, config.steps, config.simulations, config.considered,
-                        config.noise, config.alpha, config.batch, config.epochs,
-                        config.bootstrap, config.replay, config.decisive, config.safe,
-                        config.discount, config.tactics, config.explore, config.trap_planes,
-                        config.greedy, config.wary)
+        search = Search(**{name: getattr(config, name) for name in Search._fields})
         self.state = (jax.device_put(params, replicated),
                       jax.device_put(optimiser.init(params), replicated),
                       jax.device_put(states, games), jax.device_put(key, replicated),
