@@ -144,8 +144,6 @@ def test_without_blunders_drops_them_from_the_target():
                        [[0, 0.6, 0.4, 0], [0, 0, 0.5, 0.5], [0.6, 0.4, 0, 0]])
 
 
-
-
 def test_greedy_moves_take_a_win_else_a_move_that_hands_none_over_else_any():
     from tris_envs.alphazero.learner import greedy_moves
 

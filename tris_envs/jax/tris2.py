@@ -336,10 +336,7 @@ class Tris2(TrisEnv):
 
     def _play(self, state: State, action: Any, key: Any) -> State:
         player, action = state.current_player, jnp.asarray(action, dtype=jnp.int32)
-        d = action & 3
-        die = state._rows * FRAME + state._cols == action >> 2
-        rows, cols, codes, last_die, last_dir, won = self._roll(state._rows, state._cols,
-                                                                state._codes, die, d)
+        rows, cols, codes, last_die, last_dir, won = self._rolled(state, action)
         if self._placement:
             placed = action - PLACEMENT_BASE
             placing = placed >= 0
@@ -403,10 +400,7 @@ class Tris2(TrisEnv):
         opponent has a trap (:meth:`trap_moves` of the position each leaves), a zugzwang
         handed over; :meth:`hands_over_traps` of every roll. A placement is none; none in a
         finished game."""
-        actions = ((state._rows.astype(jnp.int32) * FRAME + state._cols)[:, None] * 4
-                   + jnp.arange(4)).reshape(-1)
-        flags = self.hands_over_traps(state, actions)
-        return jnp.zeros(NUM_ACTIONS, jnp.bool_).at[actions].set(flags, mode="drop")
+        return self._as_actions(state, self.hands_over_traps(state, self._roll_actions(state)))
 
     def hands_over_traps(self, state: State, actions: Any) -> Any:
         """``bool[k]`` for ``int[k]`` ``actions``: whether each is a legal roll after which
@@ -415,11 +409,8 @@ class Tris2(TrisEnv):
         Each roll's 1,296 grandchildren are played out as :meth:`tactic_flags` plays a
         position's (46,656 positions per roll), one roll after another (``lax.map``) to
         bound the memory."""
-        keys = state._rows.astype(jnp.int32) * FRAME + state._cols
-
         def allows(action: Any) -> Any:
-            rows, cols, codes, die, d, won = self._roll(
-                state._rows, state._cols, state._codes, keys == action >> 2, action & 3)
+            rows, cols, codes, die, d, won = self._rolled(state, action)
             grandchildren = self._children(rows, cols, codes)
             traps = self._traps(grandchildren, self._replies(grandchildren)[0])
             legal = self._legal_rolls(rows, cols, die, d).reshape(-1)
@@ -448,13 +439,22 @@ class Tris2(TrisEnv):
         legal = jax.vmap(self._legal_rolls)(rows, cols, die, d)
         return legal, ~won & (jax.vmap(_lines_made)(rows, cols, codes) & legal).any((1, 2))
 
+    @staticmethod
+    def _roll_actions(state: State) -> Any:
+        """``int32[36]``: the action of each die's roll in each direction, die-major."""
+        return ((state._rows.astype(jnp.int32) * FRAME + state._cols)[:, None] * 4
+                + jnp.arange(4)).reshape(-1)
+
+    def _rolled(self, state: State, action: Any) -> tuple[Any, Any, Any, Any, Any, Any]:
+        """:meth:`_roll` of the roll ``action`` (the die on its cell, its direction)."""
+        die = state._rows * FRAME + state._cols == action >> 2
+        return self._roll(state._rows, state._cols, state._codes, die, action & 3)
+
     def _as_actions(self, state: State, flags: Any) -> Any:
         """``bool[NUM_ACTIONS]`` of per-die-and-direction ``flags`` (``[die, direction]`` or
         die-major ``[36]``), kept where legal in an unfinished game."""
-        actions = ((state._rows.astype(jnp.int32) * FRAME + state._cols)[:, None] * 4
-                   + jnp.arange(4)).reshape(-1)
-        flags = jnp.zeros(NUM_ACTIONS, jnp.bool_).at[actions].set(flags.reshape(-1),
-                                                                  mode="drop")
+        flags = jnp.zeros(NUM_ACTIONS, jnp.bool_).at[self._roll_actions(state)].set(
+            flags.reshape(-1), mode="drop")
         return flags & state.legal_action_mask & ~(state.terminated | state.truncated)
 
     def blunders(self, state: State) -> Any:
