@@ -363,10 +363,10 @@ def test_trap_moves_leave_the_opponent_only_handovers(options):
 
 
 def test_trap_handovers_leave_the_opponent_a_trap():
-    """The JAX game's ``trap_handovers`` are the legal rolls after which the game goes on
-    and the opponent has a trap (the rules core's ``trap_moves`` of the position each
-    leaves); ``hands_over_traps`` looks at given actions only, false for a placement, an
-    illegal or an unknown action."""
+    """The JAX game's ``trap_handovers`` and the rules core's are the legal rolls after
+    which the game goes on and the opponent has a trap (the rules core's ``trap_moves`` of
+    the position each leaves); ``hands_over_traps`` looks at given actions only, false for
+    a placement, an illegal or an unknown action."""
     jax = pytest.importorskip("jax")
     from tris_envs.jax import make
 
@@ -379,6 +379,7 @@ def test_trap_handovers_leave_the_opponent_a_trap():
         expected = [a for a in rolls if not game.is_terminal(game.apply(state, a))
                     and game.trap_moves(game.apply(state, a)).any()]
         assert np.flatnonzero(np.asarray(handovers(env.from_core(state)))).tolist() == expected
+        assert np.flatnonzero(game.trap_handovers(state)).tolist() == expected
         found += len(expected)
     assert found > 0
     state = game.initial_state(np.random.default_rng(0))

@@ -123,12 +123,13 @@ def _parser() -> argparse.ArgumentParser:
                        help="instead: the AlphaZero learner's self-play search with mctx's "
                             "backups and with the batched ones (needs the jax extra)")
     train = commands.add_parser(
-        "train", help="train a network: tris-envs train ppo|az --help",
+        "train", help="train a network: tris-envs train ppo|az|wary --help",
         description="Train a network; the arguments after the learner are its own "
                     "(tris-envs train ppo --help lists them).")
-    train.add_argument("learner", choices=["ppo", "az"],
+    train.add_argument("learner", choices=["ppo", "az", "wary"],
                        help="ppo: MaskablePPO with self-play (needs the train extra); az: the "
-                            "AlphaZero learner in JAX (needs the jax and train extras)")
+                            "AlphaZero learner in JAX (needs the jax and train extras); wary: "
+                            "teach an az network the wary planes (needs the jax extra)")
     train.add_argument("arguments", nargs=argparse.REMAINDER, help="the learner's arguments")
     checkpoint = commands.add_parser(
         "evaluate", help="a PPO or AlphaZero checkpoint against the baselines, both seats",
@@ -186,6 +187,10 @@ def main(argv: list[str] | None = None) -> int:
         from tris_envs.ppo.commands import train_main
 
         return train_main(args.arguments, prog="tris-envs train ppo")
+    if args.command == "train" and args.learner == "wary":
+        from tris_envs.alphazero.wary import main as train_wary
+
+        return train_wary(args.arguments, prog="tris-envs train wary")
     if args.command == "train":
         from tris_envs.alphazero.train import main as train_az
 

@@ -56,9 +56,10 @@ class Tactical(Protocol):
         of the opponent hands a win in one back."""
         ...
 
-    def tactic_flags(self, state: Any, traps: bool = False) -> np.ndarray:
-        """The wins and handovers, with ``traps`` also the traps, as the rows of one
-        ``bool`` array ``(2 or 3, num_actions)``, in one pass over the moves."""
+    def tactic_flags(self, state: Any, traps: bool = False, wary: bool = False) -> np.ndarray:
+        """The wins and handovers, with ``traps`` also the traps, with ``wary`` then the
+        moves that hand the opponent a trap, as the rows of one ``bool`` array ``(2 +
+        traps + wary, num_actions)``, in one pass over the moves."""
         ...
 
 
@@ -97,6 +98,11 @@ class NetConfig:
             which every legal move of the opponent hands a win in one back (the game's
             ``trap_moves``; Tris 2 only), the two-move tactics of zugzwang that the rule of 4
             (``max_side=4``) turns on. Saved in the header only when true.
+        wary_planes: With :attr:`trap_planes`, a fourth group of planes: the legal moves
+            after which the opponent has a trap (the game's ``trap_handovers``; Tris 2
+            only), a zugzwang handed over, three moves deep. The learner does not compute
+            them at self-play speed; such a network learns from the moves of a teacher
+            (:mod:`tris_envs.alphazero.wary`). Saved in the header only when true.
         mix: The share of each new leaf's value that the ``az`` agents' search takes from
             one random playout (``play_mix`` in the learner's config; 0: the network's value
             alone), AlphaGo's mixing parameter: for a game whose network's values are worth
@@ -122,12 +128,14 @@ class NetConfig:
     trap_planes: bool = False
     mix: float = 0.0
     batch: int = 0
+    wary_planes: bool = False
 
     def input_planes(self, game: Game) -> int:
         """Channels of the network's input: the observation's, and the policy head's cell
-        maps twice with :attr:`tactics` and once more with :attr:`trap_planes`."""
+        maps twice with :attr:`tactics` and once more with each of :attr:`trap_planes`
+        and :attr:`wary_planes`."""
         planes = game.info.observation_shape[2]
-        groups = 2 * self.tactics + self.trap_planes
+        groups = 2 * self.tactics + self.trap_planes + self.wary_planes
         return planes + groups * game_spec(self.game).policy.cell_channels
 
     def shapes(self, game: Game) -> dict[str, tuple[int, ...]]:
@@ -174,6 +182,9 @@ class Network:
         if config.trap_planes and not config.tactics:
             raise ValueError("a network with trap planes needs the tactics planes too "
                              "(tactics = true)")
+        if config.wary_planes and not config.trap_planes:
+            raise ValueError("a network with wary planes needs the trap planes too "
+                             "(trap_planes = true)")
         self.game = game
         self.config = config
         shapes = config.shapes(game)
@@ -221,8 +232,8 @@ class Network:
         observations = np.stack([game.observation(s, game.current_player(s)) for s in states])
         if self.tactic_slots is None:
             return observations
-        flags_of, traps = cast(Tactical, game).tactic_flags, self.config.trap_planes
-        flags = np.stack([flags_of(s, traps) for s in states])
+        flags_of, config = cast(Tactical, game).tactic_flags, self.config
+        flags = np.stack([flags_of(s, config.trap_planes, config.wary_planes) for s in states])
         planes = tactic_planes(flags, self.tactic_slots, observations.shape[1:3])
         return np.concatenate([observations, planes], axis=-1)
 
@@ -247,9 +258,11 @@ def tactic_slots(game: Game) -> tuple[np.ndarray, np.ndarray, int]:
 def tactic_planes(flags: Any, slots: tuple[np.ndarray, np.ndarray, int], board: Sequence[int],
                   xp: Any = np) -> Any:
     """The ``(N, H, W, G * cell_channels)`` tactics planes (:attr:`NetConfig.tactics`,
-    :attr:`NetConfig.trap_planes`) of ``(N, G, num_actions)`` flags, each state's wins and
-    handovers (the game's ``tactical_moves``), and with ``G = 3`` its traps (``trap_moves``):
-    each group laid out as the policy head's cell maps, one group after the other.
+    :attr:`NetConfig.trap_planes`, :attr:`NetConfig.wary_planes`) of ``(N, G, num_actions)``
+    flags, each state's wins and handovers (the game's ``tactical_moves``), with ``G >= 3``
+    its traps (``trap_moves``) and with ``G = 4`` its moves that hand over a trap
+    (``trap_handovers``): each group laid out as the policy head's cell maps, one group
+    after the other.
     ``slots``: :func:`tactic_slots`; ``xp``: the array module (NumPy, or ``jax.numpy`` in
     the learner)."""
     actions, positions, channels = slots
@@ -267,21 +280,22 @@ def tactic_planes(flags: Any, slots: tuple[np.ndarray, np.ndarray, int], board: 
 
 def with_inputs_of(network: Network, config: NetConfig) -> Network:
     """``network`` reading the input of ``config`` (:attr:`NetConfig.tactics`,
-    :attr:`NetConfig.trap_planes`): a network without those planes gets zero stem weights
-    for them (they come last), so that it computes the same function until training
-    changes them (a learner's ``init`` network)."""
+    :attr:`NetConfig.trap_planes`, :attr:`NetConfig.wary_planes`): a network without those
+    planes gets zero stem weights for them (they come last), so that it computes the same
+    function until training changes them (a learner's ``init`` network)."""
     have, want = network.config, config
-    if (have.tactics, have.trap_planes) == (want.tactics, want.trap_planes):
+    groups = ("tactics", "trap_planes", "wary_planes")
+    if all(getattr(have, g) == getattr(want, g) for g in groups):
         return network
-    if have.tactics > want.tactics or have.trap_planes > want.trap_planes:
-        raise ValueError("a network that reads tactics or trap planes cannot drop them")
+    if any(getattr(have, g) > getattr(want, g) for g in groups):
+        raise ValueError("a network that reads tactics, trap or wary planes cannot drop them")
     weights = dict(network.weights)
     stem = weights["stem.w"]
     extra = want.input_planes(network.game) - stem.shape[2]
     weights["stem.w"] = np.concatenate(
         [stem, np.zeros(stem.shape[:2] + (extra, stem.shape[3]), dtype=stem.dtype)], axis=2)
-    return Network(network.game, replace(have, tactics=want.tactics,
-                                         trap_planes=want.trap_planes), weights)
+    return Network(network.game, replace(have, tactics=want.tactics, trap_planes=want.trap_planes,
+                                         wary_planes=want.wary_planes), weights)
 
 
 def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -325,6 +339,8 @@ def save(network: Network, path: str | Path) -> Path:
         header["traps"] = network.config.traps
     if network.config.trap_planes:
         header["trap_planes"] = True
+    if network.config.wary_planes:
+        header["wary_planes"] = True
     if network.config.mix:
         header["mix"] = network.config.mix
     if network.config.batch:
@@ -366,7 +382,8 @@ def load(path: str | Path, game: Game) -> Network:
                        bool(header.get("decisive", False)), int(header.get("simulations", 0)),
                        float(header.get("discount", 1.0)), bool(header.get("tactics", False)),
                        float(header.get("traps", 0.0)), bool(header.get("trap_planes", False)),
-                       float(header.get("mix", 0.0)), int(header.get("batch", 0)))
+                       float(header.get("mix", 0.0)), int(header.get("batch", 0)),
+                       bool(header.get("wary_planes", False)))
     return Network(game, config, weights)
 
 

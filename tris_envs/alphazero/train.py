@@ -35,6 +35,7 @@ import dataclasses
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -164,6 +165,10 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
         if network.config.trap_planes and not config.trap_planes:
             raise ValueError(f"init={config.init!r} reads trap planes; the config says "
                              "trap_planes = false")
+        if network.config.wary_planes:
+            raise ValueError(f"init={config.init!r} reads wary planes, which the learner does "
+                             "not compute (46,656 positions a move in JAX); train it further "
+                             "with tris-envs train wary")
     if config.trap_planes and not config.tactics:
         raise ValueError("trap_planes = true needs tactics = true (the trap planes come after "
                          "the tactics planes)")
@@ -485,8 +490,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
                         help="comma-separated agent specs for the evaluations")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     args = parser.parse_args(argv)
-    name = parser.prog
-    try:
+
+    def run() -> Path:
         if args.resume is not None:
             if args.out is not None or args.config is not None:
                 raise ValueError("--resume RUN_DIR continues with RUN_DIR's config.json; "
@@ -507,9 +512,18 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
                 overrides["options"] = parse_options(args.option)
             config = load_config(config_file(args.config), overrides)
             out, resume = args.out, False
-        final = train(config, out, resume=resume, quiet=args.quiet)
+        return train(config, out, resume=resume, quiet=args.quiet)
+
+    return command(parser.prog, run)
+
+
+def command(prog: str, run: Callable[[], Path]) -> int:
+    """A training command's end: ``run()``'s final network printed (exit status 0), or an
+    error in its settings or files as one line (2), or Ctrl-C (130)."""
+    try:
+        final = run()
     except (ValueError, TypeError, OSError, ImportError) as error:
-        print(f"{name}: error: {error}", file=sys.stderr)
+        print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -182,13 +182,15 @@ class Tris2(Game[Tris2State]):
         finished game."""
         return self.tactic_flags(state, traps=True)[2]
 
-    def tactic_flags(self, state: Tris2State, traps: bool = False) -> np.ndarray:
+    def tactic_flags(self, state: Tris2State, traps: bool = False,
+                     wary: bool = False) -> np.ndarray:
         """:meth:`tactical_moves`' wins and handovers, with ``traps`` also
-        :meth:`trap_moves`, as the rows of one ``bool`` array of shape ``(2, 378)`` or
-        ``(3, 378)``, from one pass over the legal rolls (a trap is never a handover: the
-        opponent's winning reply ends the game). The positions are played on the bit
-        masks alone (:meth:`_roll`), without boards."""
-        flags = np.zeros((3 if traps else 2, NUM_ACTIONS), dtype=bool)
+        :meth:`trap_moves`, and with ``wary`` then :meth:`trap_handovers`, as the rows of
+        one ``bool`` array of shape ``(2 + traps + wary, 378)``, from one pass over the
+        legal rolls (a trap is never a handover: the opponent's winning reply ends the
+        game). The positions are played on the bit masks alone (:meth:`_roll`), without
+        boards."""
+        flags = np.zeros((2 + traps + wary, NUM_ACTIONS), dtype=bool)
         if state.result != ONGOING or state.placing:
             return flags
         tops, odd = (state.top_x, state.top_o, state.top_bar), self._odd(state)
@@ -200,11 +202,37 @@ class Tris2(Game[Tris2State]):
             child = roll(tops, odd, state.height, state.width, action)
             if child[5]:
                 flags[0, action] = True
-            elif child[4] and can_win(child[0], child[1], child[4]):
+                continue
+            if not child[4]:
+                continue
+            if can_win(child[0], child[1], child[4]):
                 flags[1, action] = True
-            elif traps and child[4]:
+            elif traps:
                 flags[2, action] = self._every_reply_hands_over(*child[:5])
+            if wary:
+                flags[-1, action] = self._has_trap(*child[:5])
         return flags
+
+    def trap_handovers(self, state: Tris2State) -> np.ndarray:
+        """``bool`` vector of length 378: the legal rolls after which the game goes on and
+        the opponent has a trap (one of :meth:`trap_moves` of the position each leaves), a
+        zugzwang handed over (what the JAX game's ``trap_handovers`` gives; the fourth
+        group of input planes of a network with ``wary_planes``). Placements are none; none
+        in a finished game."""
+        return self.tactic_flags(state, wary=True)[2]
+
+    def _has_trap(self, tops: tuple[int, int, int], odd: int, height: int, width: int,
+                  legal: int) -> bool:
+        """Whether one of the rolls in ``legal`` (the player to move's) is a trap: it makes
+        no line and leaves the opponent replies that all hand over a win in one."""
+        while legal:
+            low = legal & -legal
+            legal ^= low
+            after = self._roll(tops, odd, height, width, low.bit_length() - 1)
+            if (after[4] and not self._can_win(after[0], after[1], after[4])
+                    and self._every_reply_hands_over(*after[:5])):
+                return True
+        return False
 
     def _every_reply_hands_over(self, tops: tuple[int, int, int], odd: int, height: int,
                                 width: int, legal: int) -> bool:
