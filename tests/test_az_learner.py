@@ -188,7 +188,9 @@ def test_a_bad_base_gets_one_clear_line(files, message, tmp_path, capsys):
 LAST_STAGE = {"az_tris2": "tris2_tactics", "az_tris2__max_side=4": "tris2_rule4_traps",
               "az_tritoc": "tritoc_stage5"}
 """The shipped networks trained in stages: the config of the last stage, which starts from
-the run before it (the first is the config named after the network)."""
+the run before it (the first is the config named after the network). The rule of 4's then
+gained the wary planes (``tris-envs train wary``, no learner config), which its header
+says besides."""
 
 
 @pytest.mark.parametrize("path", [p for p in sorted(CONFIG_DIR.glob("az_*.toml"))
@@ -207,6 +209,7 @@ def test_every_shipped_network_was_trained_with_its_config(path):
         config.game, config.options, config.width, config.blocks, config.decisive,
         config.play_simulations, config.discount, config.tactics, config.play_traps,
         config.trap_planes, config.play_mix, config.play_batch)
+    assert header.wary_planes == (path.stem == "az_tris2__max_side=4")
 
 
 def test_tritocs_later_stages_train_on_the_stage_before(tmp_path, monkeypatch):
