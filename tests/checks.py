@@ -294,3 +294,13 @@ def safe_positions(game: Any, games: int, seed: int) -> list[Any]:
             state = game.apply(state, int(rng.choice([a for a in safe if wins[a]] or safe)))
         seen.append(state)
     return seen
+
+
+def trap_handovers_by_play(game: Any, state: Any) -> list[int]:
+    """Tris 2's rolls after which the game goes on and the opponent has a trap (a roll that
+    leaves every reply handing over a line), found by playing each roll: what
+    ``trap_handovers`` of the rules core and of the JAX game should flag."""
+    if game.is_terminal(state) or state.placing:
+        return []
+    return [a for a in game.legal_actions(state) if not game.is_terminal(game.apply(state, a))
+            and game.trap_moves(game.apply(state, a)).any()]

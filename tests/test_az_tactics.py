@@ -30,7 +30,7 @@ from tris_envs.games.tris2 import PLACEMENT_BASE
 from checks import TRIS2_BEFORE_WIN as BEFORE_WIN
 from checks import TRIS2_TRAP as TRAP_POSITION
 from checks import TRIS2_TRAP_MOVES as TRAP_MOVES
-from checks import random_playouts, safe_positions
+from checks import random_playouts, safe_positions, trap_handovers_by_play
 
 OPTIONS = [{}, {"max_side": 4}, {"setup": "placement"}]
 
@@ -374,10 +374,7 @@ def test_trap_handovers_leave_the_opponent_a_trap():
     handovers = jax.jit(env.trap_handovers)
     found = 0
     for state in safe_positions(game, 2, seed=3)[::6]:
-        rolls = ([] if game.is_terminal(state) or state.placing
-                 else [a for a in game.legal_actions(state) if a < PLACEMENT_BASE])
-        expected = [a for a in rolls if not game.is_terminal(game.apply(state, a))
-                    and game.trap_moves(game.apply(state, a)).any()]
+        expected = trap_handovers_by_play(game, state)
         assert np.flatnonzero(np.asarray(handovers(env.from_core(state)))).tolist() == expected
         assert np.flatnonzero(game.trap_handovers(state)).tolist() == expected
         found += len(expected)

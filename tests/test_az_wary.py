@@ -16,7 +16,7 @@ from tris_envs.agents.az_network import NetConfig, Network, load, save, with_inp
 from tris_envs.core.game import allows_win
 from tris_envs.games import make_game
 
-from checks import safe_positions
+from checks import safe_positions, trap_handovers_by_play
 
 pytest.importorskip("jax")
 pytest.importorskip("optax")
@@ -25,21 +25,12 @@ TRAPS = NetConfig("tris2", {"max_side": 4}, 4, 1, tactics=True, trap_planes=True
 WARY = replace(TRAPS, wary_planes=True)
 
 
-def brute_trap_handovers(game, state):
-    """The legal rolls after which the game goes on and the opponent has a trap, by
-    playing each one."""
-    if game.is_terminal(state) or state.placing:
-        return []
-    return [a for a in game.legal_actions(state) if not game.is_terminal(game.apply(state, a))
-            and game.trap_moves(game.apply(state, a)).any()]
-
-
 @pytest.mark.parametrize("options", [{"max_side": 4}, {}, {"setup": "placement"}])
 def test_trap_handovers_are_the_rolls_that_leave_the_opponent_a_trap(options):
     game = make_game("tris2", **options)
     found = 0
     for state in safe_positions(game, 3, seed=21)[::2]:
-        expected = brute_trap_handovers(game, state)
+        expected = trap_handovers_by_play(game, state)
         assert np.flatnonzero(game.trap_handovers(state)).tolist() == expected
         flags = game.tactic_flags(state, True, True)
         assert np.array_equal(flags[:3], game.tactic_flags(state, True))
@@ -56,7 +47,7 @@ def wary_case(game):
         if game.is_terminal(state):
             continue
         risky = np.zeros(len(game.legal_mask(state)), bool)
-        risky[brute_trap_handovers(game, state)] = True
+        risky[trap_handovers_by_play(game, state)] = True
         safe = np.array([a in game.legal_actions(state) and not allows_win(game, state, a)
                          for a in range(len(risky))])
         if (risky & safe).any() and (safe & ~risky).any():

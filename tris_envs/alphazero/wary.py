@@ -132,7 +132,7 @@ def _play(task: tuple[Network, str, int, range]) -> list[_Played]:
 def play(network: Network, settings: Settings) -> Positions:
     """The positions of ``settings.games`` games of ``network`` alone against the
     opponent, in the games' order (the same for any number of processes)."""
-    count = max(1, min(settings.processes, settings.games))
+    count = min(settings.processes, settings.games)
     tasks = [(network, settings.opponent, settings.seed, range(i, settings.games, count))
              for i in range(count)]
     if count == 1:
