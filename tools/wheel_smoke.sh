@@ -8,8 +8,8 @@
 # checkpoint and eval of the az network, the train commands' --help, and tris-envs bench
 # naming the extra it lacks. Last, the sdist as a tester gets it: installed with its dev and
 # render extras into another fresh environment and its own tests run from the unpacked
-# folder (the conformance suite, the first-use checks of missing extras, the frictions of
-# issue #32; pytest -n 2, on the installed package).
+# folder (the conformance suite, the first-use checks of missing extras, the plain-text
+# rendering and the import's cost; pytest -n 2, on the installed package).
 #
 # Usage: tools/wheel_smoke.sh            (from anywhere; needs only python3 and an index)
 #   PYTHON=python3.12 tools/wheel_smoke.sh   the interpreter of both virtual environments
@@ -100,5 +100,5 @@ mkdir "$WORK/sdist" && tar -xzf "$SDIST" -C "$WORK/sdist"
 # pytest (not python -m pytest) keeps the unpacked folder off sys.path: the tests import
 # the installed package
 (cd "$WORK"/sdist/tris_envs-*/ && "$WORK/sdist-env/bin/pytest" -x -q -n 2 -p no:cacheprovider \
-    tests/conformance tests/test_first_use.py tests/test_packaging_frictions.py)
+    tests/conformance tests/test_first_use.py tests/test_ansi_colors_and_import_cost.py)
 step "passed"

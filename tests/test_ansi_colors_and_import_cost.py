@@ -1,5 +1,5 @@
-"""Issue #32's frictions: Doppia scelta's text without escape codes unless colors are asked
-for, and what ``import tris_envs`` imports (the Gymnasium ids and their documented cost)."""
+"""Doppia scelta's text without escape codes unless colors are asked for, and what
+``import tris_envs`` imports (the Gymnasium ids and their documented cost)."""
 
 from __future__ import annotations
 
