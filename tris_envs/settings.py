@@ -23,6 +23,7 @@ import contextlib
 import copy
 import dataclasses
 import importlib
+import math
 from collections.abc import Callable
 from dataclasses import field
 from pathlib import Path
@@ -37,7 +38,10 @@ def _is_int(value: Any) -> bool:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """An int or a finite float (TOML and JSON read ``inf`` and ``nan`` as floats)."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or isinstance(value, float) and math.isfinite(value)
 
 
 def integer(low: int) -> Check:
@@ -46,13 +50,19 @@ def integer(low: int) -> Check:
 
 
 def number(low: float, high: float | None = None, strict: bool = False) -> Check:
-    """A number in ``[low, high]``, or ``>= low`` (``> low`` if ``strict``) without ``high``."""
-    if high is not None:
-        return lambda v: (None if _is_number(v) and low <= v <= high
-                          else f"must be a number in [{low:g}, {high:g}]")
-    if strict:
-        return lambda v: None if _is_number(v) and v > low else f"must be a number > {low:g}"
-    return lambda v: None if _is_number(v) and v >= low else f"must be a number >= {low:g}"
+    """A finite number in ``[low, high]``, or ``>= low`` (``> low`` if ``strict``) without
+    ``high``."""
+    def check(v: Any) -> str | None:
+        if isinstance(v, float) and not math.isfinite(v):
+            return "must be a finite number"
+        if high is not None:
+            return (None if _is_number(v) and low <= v <= high
+                    else f"must be a number in [{low:g}, {high:g}]")
+        if strict:
+            return None if _is_number(v) and v > low else f"must be a number > {low:g}"
+        return None if _is_number(v) and v >= low else f"must be a number >= {low:g}"
+
+    return check
 
 
 def one_of(*choices: str) -> Check:
