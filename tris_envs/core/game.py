@@ -30,6 +30,7 @@ import numpy as np
 
 from tris_envs.core.errors import IllegalActionError, brief
 from tris_envs.core.legal import LegalSets
+from tris_envs.core.options import OptionType
 
 if TYPE_CHECKING:
     from tris_envs.core.drawing import Canvas
@@ -92,6 +93,9 @@ class Game(ABC, Generic[S]):
     """
 
     OPTIONS: ClassVar[Mapping[str, Any]] = {}
+    OPTION_TYPES: ClassVar[Mapping[str, OptionType]] = {}
+    """What each option takes (:mod:`tris_envs.core.options`), declared beside the
+    options; the constructor still validates the values."""
     SETUP_OPTIONS: ClassVar[frozenset[str]] = frozenset()
     """Options that change only how a game starts: once the setup is over the game plays
     the same whatever their values (Tris 2's ``setup`` and ``fair``; Doppia scelta's

@@ -1,6 +1,10 @@
-"""Validation of game options, with messages that list the allowed values.
+"""Game options: their declared types, and validation with messages that list the allowed
+values.
 
-Integer options take any integral number (``int``, NumPy integers, other
+Each game declares beside its options what each one takes (``Game.OPTION_TYPES``: a
+:class:`Choice`, :class:`Flag`, :class:`Integer` or :class:`Text`), so that a form (the
+browser app's setup) can offer the right control; the game's constructor still validates
+every value. Integer options take any integral number (``int``, NumPy integers, other
 ``numbers.Integral``) and store it as a Python ``int``; booleans are never integers here.
 """
 
@@ -9,6 +13,7 @@ from __future__ import annotations
 import ast
 import numbers
 from collections.abc import Collection
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
@@ -16,6 +21,61 @@ import numpy as np
 from tris_envs.core.errors import brief
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """An option taking one of ``values``; ``other`` says in words what else it takes, given
+    as text (Tritoc's layout: ``"81 numbers 3-11"``), empty when nothing else."""
+
+    values: tuple[Any, ...]
+    other: str = ""
+
+    def to_data(self) -> dict[str, Any]:
+        """The declaration as JSON data."""
+        return {"type": "choice", "values": list(self.values), "other": self.other}
+
+
+@dataclass(frozen=True)
+class Flag:
+    """An option that is ``True`` or ``False``."""
+
+    def to_data(self) -> dict[str, Any]:
+        """The declaration as JSON data."""
+        return {"type": "flag"}
+
+
+@dataclass(frozen=True)
+class Integer:
+    """An integer option from ``minimum`` to ``maximum`` (``None``: no upper bound);
+    ``none``, when not empty, says what the value ``None`` means (Tris 2's ``max_side``:
+    ``"no limit"``)."""
+
+    minimum: int
+    maximum: int | None = None
+    none: str = ""
+
+    def to_data(self) -> dict[str, Any]:
+        """The declaration as JSON data."""
+        return {"type": "integer", "minimum": self.minimum, "maximum": self.maximum,
+                "none": self.none}
+
+
+@dataclass(frozen=True)
+class Text:
+    """An option written as text (a Python literal where it is not a plain string), whose
+    default ``None`` means ``none``; ``example`` is a value it takes."""
+
+    none: str
+    example: str
+
+    def to_data(self) -> dict[str, Any]:
+        """The declaration as JSON data."""
+        return {"type": "text", "none": self.none, "example": self.example}
+
+
+OptionType = Choice | Flag | Integer | Text
+"""What one option takes, as a game declares it in ``OPTION_TYPES``."""
 
 
 def check_choice(name: str, value: T, allowed: Collection[T]) -> T:

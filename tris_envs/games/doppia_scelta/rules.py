@@ -57,7 +57,7 @@ import numpy as np
 from tris_envs.core.drawing import Canvas
 from tris_envs.core.errors import brief
 from tris_envs.core.game import TERMINAL, Game, GameInfo
-from tris_envs.core.options import check_bool, check_choice, check_int
+from tris_envs.core.options import Choice, Flag, Integer, Text, check_bool, check_choice, check_int
 from tris_envs.core.solver import Solution, solve
 from tris_envs.games.doppia_scelta.drawing import draw, render_text
 from tris_envs.games.doppia_scelta.moves import (
@@ -74,6 +74,7 @@ from tris_envs.games.doppia_scelta.state import (
     DELTAS,
     DIRECTIONS,
     DRAW,
+    EXAMPLE_BOARD,
     EXIT,
     EXITED,
     GATE_ROLES,
@@ -98,6 +99,8 @@ from tris_envs.games.doppia_scelta.state import (
     trace,
 )
 
+SETUPS = Choice(("random", "coloring"))
+
 
 class DoppiaScelta(Game[DoppiaSceltaState]):
     """Doppia scelta: move your robot by the color under either robot; reach your goal.
@@ -115,12 +118,17 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
     """
 
     SETUP_OPTIONS = frozenset({"setup", "board", "fair"})
+    OPTION_TYPES = {"scheme": Choice(tuple(SCHEMES)),
+                    "gates": Text("the scheme's gates", repr(SCHEMES["crossing"])),
+                    "setup": SETUPS,
+                    "board": Text("a random board", EXAMPLE_BOARD),
+                    "fair": Flag(), "max_moves": Integer(1)}
 
     def __init__(self, scheme: str = "crossing", gates: Sequence[str] | None = None,
                  setup: str = "random", board: str | None = None, fair: bool = False,
                  max_moves: int = 100) -> None:
         self.scheme = check_choice("scheme", scheme, tuple(SCHEMES))
-        self.setup = check_choice("setup", setup, ("random", "coloring"))
+        self.setup = check_choice("setup", setup, SETUPS.values)
         self.fair = check_bool("fair", fair)
         self.custom_gates: tuple[str, str, str, str] | None = None
         if gates is not None:

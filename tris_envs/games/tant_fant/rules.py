@@ -14,7 +14,7 @@ import numpy as np
 from tris_envs.core.drawing import Canvas
 from tris_envs.core.errors import brief
 from tris_envs.core.game import TERMINAL, Game, GameInfo
-from tris_envs.core.options import check_bool, check_choice, check_int
+from tris_envs.core.options import Choice, Flag, Integer, check_bool, check_choice, check_int
 from tris_envs.games.tant_fant.drawing import draw, render_text
 from tris_envs.games.tant_fant.notation import parse_position, to_notation
 from tris_envs.games.tant_fant.state import (
@@ -36,6 +36,8 @@ from tris_envs.games.tant_fant.state import (
     moves,
 )
 
+STALEMATES = Choice(("draw", "loss"))
+
 
 class TantFant(Game[TantFantState]):
     """Tant Fant with the seed's variants as options.
@@ -47,10 +49,12 @@ class TantFant(Game[TantFantState]):
         max_moves: default truncation limit in plies for environments.
     """
 
+    OPTION_TYPES = {"stalemate": STALEMATES, "repetition_draw": Flag(), "diagonal_only": Flag(),
+                    "max_moves": Integer(1)}
 
     def __init__(self, stalemate: str = "draw", repetition_draw: bool = False,
                  diagonal_only: bool = False, max_moves: int = 100) -> None:
-        self.stalemate = check_choice("stalemate", stalemate, ("draw", "loss"))
+        self.stalemate = check_choice("stalemate", stalemate, STALEMATES.values)
         self.repetition_draw = check_bool("repetition_draw", repetition_draw)
         self.diagonal_only = check_bool("diagonal_only", diagonal_only)
         super().__init__(GameInfo("tant_fant", 81, (3, 3, 4),

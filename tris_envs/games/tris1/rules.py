@@ -14,7 +14,7 @@ import numpy as np
 
 from tris_envs.core.drawing import Canvas
 from tris_envs.core.game import TERMINAL, Game, GameInfo
-from tris_envs.core.options import check_int
+from tris_envs.core.options import Integer, check_int
 from tris_envs.games.tris1.drawing import draw, render_text
 from tris_envs.games.tris1.notation import cell_name, from_notation, to_notation
 from tris_envs.games.tris1.state import (
@@ -37,6 +37,7 @@ class Tris1(Game[Tris1State]):
         max_moves: default truncation limit in plies for environments (9 ends every game).
     """
 
+    OPTION_TYPES = {"max_moves": Integer(1)}
 
     def __init__(self, max_moves: int = 9) -> None:
         super().__init__(GameInfo("tris1", 9, (3, 3, 2),

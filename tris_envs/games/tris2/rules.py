@@ -32,7 +32,7 @@ from tris_envs.core.drawing import Canvas
 from tris_envs.core.errors import brief
 from tris_envs.core.game import TERMINAL, Game, GameInfo, allows_win
 from tris_envs.core.legal import nth_action
-from tris_envs.core.options import check_bool, check_choice, check_int
+from tris_envs.core.options import Choice, Flag, Integer, check_bool, check_choice, check_int
 from tris_envs.games.tris2.drawing import draw, render_text
 from tris_envs.games.tris2.moves import (
     BLOCK_F,
@@ -73,6 +73,7 @@ from tris_envs.games.tris2.state import (
 
 PROOF_PLACEMENTS = 6
 """Placements left up to which :meth:`Tris2.proven_winner` searches them all."""
+SETUPS = Choice(("random", "placement"))
 
 
 class Tris2(Game[Tris2State]):
@@ -89,10 +90,13 @@ class Tris2(Game[Tris2State]):
     """
 
     SETUP_OPTIONS = frozenset({"setup", "fair"})
+    OPTION_TYPES = {"setup": SETUPS,
+                    "max_side": Integer(3, none="no limit"), "fair": Flag(),
+                    "max_moves": Integer(1)}
 
     def __init__(self, setup: str = "random", max_side: int | None = None, fair: bool = False,
                  max_moves: int = 200) -> None:
-        self.setup = check_choice("setup", setup, ("random", "placement"))
+        self.setup = check_choice("setup", setup, SETUPS.values)
         self.fair = check_bool("fair", fair)
         if self.fair and setup == "placement":
             raise ValueError("option fair=True redraws random setups; it needs setup='random'")

@@ -39,7 +39,7 @@ import numpy as np
 from tris_envs.core.drawing import Canvas
 from tris_envs.core.game import CHANCE, TERMINAL, Game, GameInfo, sample_outcome
 from tris_envs.core.legal import nth_action
-from tris_envs.core.options import check_choice, check_int
+from tris_envs.core.options import Choice, Integer, check_choice, check_int
 from tris_envs.games.tritoc.drawing import draw, render_text
 from tris_envs.games.tritoc.moves import (
     action_mask_of,
@@ -81,6 +81,8 @@ from tris_envs.games.tritoc.state import (
     hole_name,
 )
 
+REWARDS = Choice(("win_loss", "points"))
+
 
 class Tritoc(Game[TritocState]):
     """Tritoc with the options of docs/games/tritoc.md.
@@ -98,6 +100,9 @@ class Tritoc(Game[TritocState]):
         max_moves: default truncation limit in plies for environments (passes count).
     """
 
+    OPTION_TYPES = {"layout": Choice(LAYOUT_NAMES, "81 numbers 3-11"),
+                    "dice": Choice(tuple(DICE_WEIGHTS)), "max_rerolls": Integer(0),
+                    "reward": REWARDS, "max_moves": Integer(1)}
 
     def __init__(self, layout: str | Sequence[int] = "ordered", dice: str = "2d6",
                  max_rerolls: int = 3, reward: str = "win_loss", max_moves: int = 500) -> None:
@@ -112,7 +117,7 @@ class Tritoc(Game[TritocState]):
             self._layout = Layout(self.layout)
         self.dice = check_choice("dice", dice, tuple(DICE_WEIGHTS))
         self.max_rerolls = check_int("max_rerolls", max_rerolls, minimum=0)
-        self.reward = check_choice("reward", reward, ("win_loss", "points"))
+        self.reward = check_choice("reward", reward, REWARDS.values)
         super().__init__(GameInfo("tritoc", 82, (9, 9, 24),
                                   check_int("max_moves", max_moves), False))
         self._weights = DICE_WEIGHTS[dice]
