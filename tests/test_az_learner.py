@@ -452,78 +452,6 @@ def test_the_memory_keeps_the_last_iterations_plies(tmp_path):
         third[:size], second[:size])
 
 
-def random_model(actions: int, batch: int):
-    """A root and an mctx ``recurrent_fn`` of random priors, values, rewards and discounts
-    (a node's are drawn from its embedding, a counter), so that trees grow deep and uneven."""
-    import jax
-    import jax.numpy as jnp
-    import mctx
-
-    def draws(embedding, salt):
-        keys = jax.vmap(lambda e: jax.random.fold_in(jax.random.PRNGKey(salt), e))(embedding)
-        return jax.vmap(lambda k: jax.random.normal(k, (actions + 3,)))(keys)
-
-    def recurrent(params, key, action, embedding):
-        child = embedding * actions + action + 1
-        x = draws(child, 1)
-        return mctx.RecurrentFnOutput(
-            reward=jnp.tanh(x[:, 0]), discount=jnp.where(x[:, 1] > 1.5, 0.0, -0.9),
-            prior_logits=2 * x[:, 3:], value=jnp.tanh(x[:, 2])), child
-
-    x = draws(jnp.arange(batch), 2)
-    root = mctx.RootFnOutput(prior_logits=x[:, 3:], value=jnp.tanh(x[:, 2]),
-                             embedding=jnp.arange(batch))
-    return root, recurrent
-
-
-@pytest.mark.parametrize("policy", ["gumbel", "muzero"])
-def test_the_batched_backups_grow_the_trees_of_mctxs_own(policy):
-    import jax
-    import mctx
-
-    from tris_envs.alphazero.learner import batched_backups
-
-    root, recurrent = random_model(actions=5, batch=6)
-    mask = np.zeros((6, 5), bool)
-    mask[0, 3:] = True                      # two invalid actions at one root
-
-    def search(key):
-        if policy == "gumbel":
-            return mctx.gumbel_muzero_policy(None, key, root, recurrent, 48,
-                                             invalid_actions=mask,
-                                             max_num_considered_actions=4).search_tree
-        return mctx.muzero_policy(None, key, root, recurrent, 48,
-                                  invalid_actions=mask).search_tree
-
-    key = jax.random.PRNGKey(3)
-    own = search(key)
-    with batched_backups():
-        batched = search(key)
-    depth = np.zeros(own.parents.shape, int)            # each node's depth in its tree
-    parents = np.asarray(own.parents)
-    for node in range(1, parents.shape[1]):
-        depth[:, node] = np.where(parents[:, node] >= 0,
-                                  depth[np.arange(6), np.maximum(parents[:, node], 0)] + 1, 0)
-    assert depth.max() >= 4                             # the backups walk long paths
-    for name in ("node_visits", "node_values", "children_visits", "children_values",
-                 "parents", "action_from_parent", "children_index"):
-        np.testing.assert_array_equal(getattr(batched, name), getattr(own, name), name)
-
-
-def test_the_batched_backups_are_only_lent_to_the_searches_traced_within():
-    import mctx._src.search as mctx_search
-
-    from tris_envs.alphazero import learner
-
-    own = mctx_search.backward
-    with learner.batched_backups():
-        assert mctx_search.backward is learner.backward
-    assert mctx_search.backward is own
-    with pytest.raises(RuntimeError), learner.batched_backups():
-        raise RuntimeError
-    assert mctx_search.backward is own
-
-
 def test_bench_learner_times_both_backups_and_finds_the_same_policies(monkeypatch, capsys):
     import tris_envs.alphazero.bench as bench
     from tris_envs.cli import main as cli
@@ -539,7 +467,7 @@ def test_bench_learner_times_both_backups_and_finds_the_same_policies(monkeypatc
 
 @pytest.mark.slow
 def test_the_batched_backups_train_the_network_of_mctxs_own(monkeypatch, tmp_path):
-    import contextlib
+    import functools
 
     import jax
 
@@ -554,6 +482,7 @@ def test_the_batched_backups_train_the_network_of_mctxs_own(monkeypatch, tmp_pat
         return [np.asarray(w) for w in jax.tree_util.tree_leaves(state[0])]
 
     batched = weights()
-    monkeypatch.setattr(learner, "batched_backups", contextlib.nullcontext)
+    monkeypatch.setattr(learner, "gumbel_search",
+                        functools.partial(learner.gumbel_search, batched=False))
     own = weights()
     assert all(np.array_equal(a, b) for a, b in zip(batched, own)) and len(own) > 2

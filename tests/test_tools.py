@@ -146,6 +146,33 @@ def test_import_graph_finds_circles_and_upward_imports(tmp_path, capsys):
         capsys.readouterr().out
 
 
+def test_import_graph_finds_private_imports_of_dependencies(tmp_path, capsys):
+    graph = _import_graph()
+    package = _package(tmp_path, {
+        "__init__.py": "from ._version import v\nfrom tris_envs.core import _helper\n",
+        "core/__init__.py": "def _helper(): ...\n",
+        "_version.py": "v = 1\n",
+        "learner.py": ("import mctx\nimport mctx._src.search as s\n"
+                       "def f():\n    from pgx._src.games import tic_tac_toe\n"),
+        "typed.py": "from __future__ import annotations\nfrom numpy import _core\n",
+    })
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text("from jax._src import core\n")
+    found = {(path.name, line, name) for path, line, name in graph.private_imports(tmp_path)}
+    assert found == {("learner.py", 2, "mctx._src.search"),
+                     ("learner.py", 4, "pgx._src.games.tic_tac_toe"),
+                     ("typed.py", 2, "numpy._core"), ("test_x.py", 1, "jax._src.core")}
+    assert graph.main([str(package), "--check"]) == 1
+    out = capsys.readouterr().out
+    assert "private: tris_envs/learner.py:2 imports mctx._src.search" in out
+    assert "4 private imports" in out and "->" not in out         # --check: no edge list
+
+
+def test_the_checkout_has_no_circle_upward_or_private_import(capsys):
+    graph = _import_graph()
+    assert graph.main(["--check"]) == 0, capsys.readouterr().out
+
+
 def test_import_graph_reads_the_package():
     graph = _import_graph()
     edges = graph.edges(graph.ROOT / "tris_envs")

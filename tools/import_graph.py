@@ -18,7 +18,9 @@ strongly connected component of more than one module, or a module importing itse
 **Layers**, lowest first (:data:`LAYERS`): a module may import its own layer and the ones
 below it; an *upward* import reaches a higher layer::
 
-    core, settings   the rules core, the solver, options, errors; the learners' typed settings
+    core, settings, machine, progress   the rules core, the solver, options, errors; the
+                   learners' typed settings; the description of the machine a run is on;
+                   the progress of long commands
     games          the five games and their registry
     agents         the agents that play the rules core (scripted, searches, solver, ppo, az)
     jax, envs      the JAX games; the PettingZoo / Gymnasium adapters and their modules
@@ -29,7 +31,13 @@ below it; an *upward* import reaches a higher layer::
 The package ``tris_envs`` itself (its ``__init__``) and modules no layer names are in the top
 layer.
 
-Exits with 1 when it finds a circle or an upward import, else 0.
+A *private import* is an import of a dependency's private path (a module or name of
+another package with a part that starts with one underscore: ``mctx._src.search``,
+``from pgx._src import games``), in any Python file of :data:`CHECKED` (``--private``):
+a release may rename it without notice.
+
+``--check`` prints only the problems and a summary line (``make lint`` runs it). Exits with
+1 when it finds a circle, an upward import or a private import, else 0.
 """
 
 from __future__ import annotations
@@ -44,8 +52,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "tris_envs"
 
+CHECKED = ("tris_envs", "tests", "examples", "benchmarks", "training", "tools", "docs")
+"""The folders of the checkout whose Python files may import no dependency's private path."""
+
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("core", "settings"),
+    ("core", "settings", "machine", "progress"),
     ("games",),
     ("agents",),
     ("jax", "envs", "tris1_v0", "tris2_v0", "tant_fant_v0", "tritoc_v0", "doppia_scelta_v0"),
@@ -147,6 +158,29 @@ def _known_prefix(dotted: str, known: dict[str, Path]) -> str | None:
     return None
 
 
+def private_imports(root: Path, folders: Sequence[str] = CHECKED,
+                    package: str = PACKAGE) -> list[tuple[Path, int, str]]:
+    """``(file, line, dotted name)`` of every import of another package's private path in
+    the Python files under ``root``'s ``folders`` (relative imports are the file's own
+    package's)."""
+    found = []
+    for folder in folders:
+        for path in sorted((root / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(), str(path))
+            for node, _ in _imports(tree.body, lazy=False):
+                if isinstance(node, ast.ImportFrom) and (node.level or not node.module):
+                    continue
+                names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                         else [f"{node.module}.{alias.name}" for alias in node.names])
+                for name in names:
+                    parts = name.split(".")
+                    if parts[0] != package and any(
+                            part.startswith("_") and not part.startswith("__")
+                            for part in parts):
+                        found.append((path, node.lineno, name))
+    return found
+
+
 def layer(module: str, package: str = PACKAGE) -> int:
     """The layer index of ``module`` (:data:`LAYERS`; the top layer ``len(LAYERS)``)."""
     parts = module.split(".")
@@ -246,12 +280,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--top-level", action="store_true",
                         help="leave out the imports inside functions")
     parser.add_argument("--dot", action="store_true", help="print a Graphviz drawing instead")
+    parser.add_argument("--check", action="store_true",
+                        help="print only circles, upward and private imports, and a summary")
     args = parser.parse_args(argv)
-    package = args.package_dir.resolve().name
-    found = edges(args.package_dir.resolve(), package, args.top_level)
+    package_dir = args.package_dir.resolve()
+    package = package_dir.name
+    found = edges(package_dir, package, args.top_level)
+    if args.dot:
+        print(dot(found))
+        return 1 if report(found, package)[1] else 0
     text, problem = report(found, package)
-    print(dot(found) if args.dot else text)
-    return 1 if problem else 0
+    private = private_imports(package_dir.parent, [f for f in CHECKED
+                                                   if (package_dir.parent / f).is_dir()],
+                              package)
+    lines = text.splitlines()
+    if args.check:
+        lines = [line for line in lines if line.startswith(("circle:", "upward:"))
+                 or " import edges; " in line]
+    for path, line, name in private:
+        lines.append(f"private: {path.relative_to(package_dir.parent)}:{line} imports {name}")
+    lines.append(f"{len(private)} private imports")
+    print("\n".join(lines))
+    return 1 if problem or private else 0
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """``tris-envs bench --learner``: the learner's self-play search with mctx's own backups
-and with the batched ones (:func:`tris_envs.alphazero.learner.backward`).
+and with the batched ones (:func:`tris_envs.alphazero.search.backward`).
 
 Each timed call is one move's Gumbel search (:func:`~tris_envs.alphazero.learner.gumbel_search`,
 ``jax.jit``-compiled) for a batch of Tritoc positions, 20 random plies into their games,

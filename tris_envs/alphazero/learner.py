@@ -3,8 +3,9 @@
 ``envs`` games of :mod:`tris_envs.jax` are played at once, every move chosen by an mctx
 Gumbel MuZero search of ``simulations`` simulations whose model is the game's own JAX
 ``step`` (the network's policy as prior, its value at the leaves, AlphaZero's Dirichlet
-noise mixed into the prior at the root; each backup by :func:`backward`, whose cost, unlike
-that of mctx's own, does not grow with the tree). The network
+noise mixed into the prior at the root; each backup batched by
+:func:`tris_envs.alphazero.search.backward`, whose cost, unlike that of mctx's own, does not
+grow with the tree). The network
 (:mod:`tris_envs.alphazero.jax_net`, the same weights as the NumPy ``az`` agents) learns
 the search's improved policy (mctx's ``action_weights``) and the games' outcomes from the
 view of the player to move (a draw, by repetition or by truncation, is 0). Plies of games
@@ -18,19 +19,18 @@ rounding. Needs ``pip install "tris_envs[jax]"`` on Python 3.11 or newer (mctx).
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import mctx
-import mctx._src.search as mctx_search
 import numpy as np
 import optax
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from tris_envs.alphazero.jax_net import Params, forward, input_of
+from tris_envs.alphazero.search import gumbel_policy
 from tris_envs.jax import TrisEnv, restart
 
 
@@ -210,67 +210,18 @@ def without_traps_handed_over(weights: Any, safe: Any, states: Any,
     return without_blunders(weights, safe & ~risky)
 
 
-def backward(tree: Any, leaf: Any) -> Any:
-    """mctx's backup of a batch of leaves (``leaf``, a node index per tree): every node on
-    the path from each leaf to its root gains the visit and the leaf's value, with the same
-    arithmetic and results as mctx's own ``backward``.
-
-    mctx's runs one ``while_loop`` per tree under ``vmap``, and a batched ``while_loop``
-    rewrites its whole carry, here the tree's arrays, at every step: each backup then costs
-    time in proportion to the tree's size, and a search of ``n`` simulations in
-    proportion to ``n`` squared. This loop carries the batch and writes only the nodes it
-    updates (one per tree and step)."""
-    rows = jnp.arange(leaf.shape[0])
-    root = mctx.Tree.ROOT_INDEX
-
-    def step(carry: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
-        tree, value, index = carry
-        going = index != root
-        parent = jnp.where(going, tree.parents[rows, index], root)
-        action = jnp.where(going, tree.action_from_parent[rows, index], 0)
-        count = tree.node_visits[rows, parent]
-        value = (tree.children_rewards[rows, parent, action]
-                 + tree.children_discounts[rows, parent, action] * value)
-        parent_value = (tree.node_values[rows, parent] * count + value) / (count + 1.0)
-
-        def put(x: Any, new: Any, *at: Any) -> Any:
-            return x.at[(rows, parent) + at].set(jnp.where(going, new, x[(rows, parent) + at]))
-
-        tree = tree.replace(
-            node_values=put(tree.node_values, parent_value),
-            node_visits=put(tree.node_visits, count + 1),
-            children_values=put(tree.children_values, tree.node_values[rows, index], action),
-            children_visits=put(tree.children_visits,
-                                tree.children_visits[rows, parent, action] + 1, action))
-        return tree, value, jnp.where(going, parent, index)
-
-    leaf = leaf.astype(jnp.int32)
-    tree, _, _ = jax.lax.while_loop(lambda carry: (carry[2] != root).any(), step,
-                                    (tree, tree.node_values[rows, leaf], leaf))
-    return tree
-
-
-@contextlib.contextmanager
-def batched_backups() -> Iterator[None]:
-    """Within it, mctx's searches, as they are traced, back up with :func:`backward`."""
-    own = mctx_search.backward
-    mctx_search.backward = backward
-    try:
-        yield
-    finally:
-        mctx_search.backward = own
-
-
 def gumbel_search(params: Any, key: Any, root: Any, recurrent: Callable[..., Any], mask: Any,
                   simulations: int, considered: int, batched: bool = True) -> Any:
-    """mctx's Gumbel MuZero policy of the self-play moves (``mask``: the legal actions of
-    the roots), backing up with :func:`backward` (``batched``) or with mctx's own (the
-    same results, slower: ``tris-envs bench --learner``)."""
-    with batched_backups() if batched else contextlib.nullcontext():
-        return mctx.gumbel_muzero_policy(
-            params, key, root, recurrent, simulations, invalid_actions=~mask,
-            max_num_considered_actions=considered,
-            qtransform=mctx.qtransform_completed_by_mix_value)
+    """The Gumbel MuZero policy of the self-play moves (``mask``: the legal actions of the
+    roots): :func:`tris_envs.alphazero.search.gumbel_policy`, whose backups are batched
+    (``batched``), or mctx's own ``gumbel_muzero_policy`` (the same results, slower:
+    ``tris-envs bench --learner``)."""
+    if batched:
+        return gumbel_policy(params, key, root, recurrent, simulations, ~mask, considered)
+    return mctx.gumbel_muzero_policy(params, key, root, recurrent, simulations,
+                                     invalid_actions=~mask,
+                                     max_num_considered_actions=considered,
+                                     qtransform=mctx.qtransform_completed_by_mix_value)
 
 
 def make_recurrent(env: TrisEnv, network: Callable[[Any, Any], tuple[Any, Any]],
