@@ -13,6 +13,9 @@ from typing import Protocol
 
 Color = tuple[int, int, int]
 Point = tuple[float, float]
+Box = tuple[float, float, float, float]
+"""A rectangle of a picture, ``(x, y, width, height)`` in pixels: where a cell, a point or
+a hole lies (``Game.picture_places``)."""
 
 BACKGROUND: Color = (238, 226, 200)
 INK: Color = (40, 40, 40)

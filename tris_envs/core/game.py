@@ -33,7 +33,7 @@ from tris_envs.core.legal import LegalSets
 from tris_envs.core.options import OptionType
 
 if TYPE_CHECKING:
-    from tris_envs.core.drawing import Canvas
+    from tris_envs.core.drawing import Box, Canvas
 
 CHANCE = -1
 """``current_player`` value of a state where the environment rolls dice."""
@@ -333,6 +333,12 @@ class Game(ABC, Generic[S]):
     def draw(self, state: S, canvas: Canvas) -> None:
         """Draw the position on ``canvas`` (used by ``rgb_array`` / ``human``)."""
         raise NotImplementedError(f"{self.info.name} has no picture rendering")
+
+    def picture_places(self, state: S) -> dict[str, Box]:
+        """Where :meth:`draw` puts each place a move names (a cell ``1,2``, a point ``b1``,
+        a hole), by that name: what a person clicks to move (the browser app). Empty by
+        default."""
+        return {}
 
     # ----- helpers shared by implementations ---------------------------------------
     def illegal_action_error(self, state: S, action: Any,

@@ -10,6 +10,7 @@ from tris_envs.core.drawing import (
     BLACK_STONE,
     INK,
     WHITE_STONE,
+    Box,
     Canvas,
     Color,
     draw_stone,
@@ -109,10 +110,24 @@ def color_wanted() -> bool:
     return bool(isatty and isatty())
 
 
+def cell_side(width: float) -> float:
+    """A cell's side in :func:`draw`'s picture ``width`` pixels wide (the board and a
+    margin of one cell around it)."""
+    return width / (SIZE + 2)
+
+
+def places(width: float) -> dict[str, Box]:
+    """Each cell by its name (``1,2``), and the cells of the margin around the board where
+    :func:`draw` puts the gates (``-1,4``: beyond cell ``0,4``'s north side)."""
+    size = cell_side(width)
+    return {f"{r},{c}": (size * (c + 1), size * (r + 1), size, size)
+            for r in range(-1, SIZE + 1) for c in range(-1, SIZE + 1)}
+
+
 def draw(game: Rules, state: DoppiaSceltaState, canvas: Canvas) -> None:
     """Paint the board, the gates (arrow in = start, ringed arrow out = goal) and robots."""
     canvas.fill(BACKGROUND)
-    size = canvas.width / (SIZE + 2)
+    size = cell_side(canvas.width)
 
     def center(r: float, c: float) -> tuple[float, float]:
         return (size * (c + 1.5), size * (r + 1.5))

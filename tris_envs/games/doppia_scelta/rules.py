@@ -54,12 +54,12 @@ from typing import Any
 
 import numpy as np
 
-from tris_envs.core.drawing import Canvas
+from tris_envs.core.drawing import Box, Canvas
 from tris_envs.core.errors import brief
 from tris_envs.core.game import TERMINAL, Game, GameInfo
 from tris_envs.core.options import Choice, Flag, Integer, Text, check_bool, check_choice, check_int
 from tris_envs.core.solver import Solution, solve
-from tris_envs.games.doppia_scelta.drawing import draw, render_text
+from tris_envs.games.doppia_scelta.drawing import draw, places, render_text
 from tris_envs.games.doppia_scelta.moves import (
     move_tables,
 )
@@ -457,6 +457,9 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
 
     def picture_size(self, state: DoppiaSceltaState) -> tuple[int, int]:
         return (448, 512)
+
+    def picture_places(self, state: DoppiaSceltaState) -> dict[str, Box]:
+        return places(self.picture_size(state)[0])
 
     def draw(self, state: DoppiaSceltaState, canvas: Canvas) -> None:
         draw(self, state, canvas)

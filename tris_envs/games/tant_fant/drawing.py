@@ -8,7 +8,9 @@ from tris_envs.core.drawing import (
     HIGHLIGHT,
     INK,
     WHITE_STONE,
+    Box,
     Canvas,
+    Point,
     draw_line_board,
     draw_stone,
 )
@@ -45,12 +47,25 @@ def render_text(state: TantFantState) -> str:
     return "\n".join(lines)
 
 
+def point_centres(width: float) -> tuple[list[Point], float]:
+    """Where :func:`draw` puts the nine points in a picture ``width`` pixels wide, and the
+    distance between neighbours."""
+    step = width * 0.32
+    origin = width * 0.18
+    return [(origin + (p % 3) * step, origin + (2 - p // 3) * step) for p in range(9)], step
+
+
+def places(width: float) -> dict[str, Box]:
+    """Each point by its name (``b1``): the square around its highlight ring."""
+    points, step = point_centres(width)
+    r = step * 0.28
+    return {POINT_NAMES[p]: (x - r, y - r, 2 * r, 2 * r) for p, (x, y) in enumerate(points)}
+
+
 def draw(state: TantFantState, canvas: Canvas) -> None:
     """The board, its stones, the winning line highlighted, and :func:`status`."""
     canvas.fill(BACKGROUND)
-    step = canvas.width * 0.32
-    origin = canvas.width * 0.18
-    points = [(origin + (p % 3) * step, origin + (2 - p // 3) * step) for p in range(9)]
+    points, step = point_centres(canvas.width)
     edges = [(a, b) for line in LINES for a, b in zip(line, line[1:])]
     draw_line_board(canvas, points, edges)
     label = step * 0.38          # in the margin, clear of the lines and the stones

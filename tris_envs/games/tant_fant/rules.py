@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from tris_envs.core.drawing import Canvas
+from tris_envs.core.drawing import Box, Canvas
 from tris_envs.core.errors import brief
 from tris_envs.core.game import TERMINAL, Game, GameInfo
 from tris_envs.core.options import Choice, Flag, Integer, check_bool, check_choice, check_int
-from tris_envs.games.tant_fant.drawing import draw, render_text
+from tris_envs.games.tant_fant.drawing import draw, places, render_text
 from tris_envs.games.tant_fant.notation import parse_position, to_notation
 from tris_envs.games.tant_fant.state import (
     BASE_PLANES,
@@ -196,3 +196,6 @@ class TantFant(Game[TantFantState]):
 
     def picture_size(self, state: TantFantState) -> tuple[int, int]:
         return (400, 440)
+
+    def picture_places(self, state: TantFantState) -> dict[str, Box]:
+        return places(self.picture_size(state)[0])

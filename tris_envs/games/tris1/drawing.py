@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tris_envs.core.drawing import BACKGROUND, INK, Canvas, draw_die
+from tris_envs.core.drawing import BACKGROUND, INK, Box, Canvas, draw_die
 from tris_envs.games.tris1.notation import cell_name
 from tris_envs.games.tris1.state import DRAW, ONGOING, SYMBOLS, Tris1State, symbol, winning_line
 
@@ -28,14 +28,23 @@ def render_text(state: Tris1State) -> str:
     return "\n".join(lines)
 
 
+def die_boxes(width: float) -> list[Box]:
+    """Where :func:`draw` puts each cell's die in a picture ``width`` pixels wide."""
+    size = width / 3.4
+    margin = (width - 3 * size) / 2
+    return [(margin + cell % 3 * size, margin + cell // 3 * size, size, size)
+            for cell in range(9)]
+
+
+def places(width: float) -> dict[str, Box]:
+    """Each cell's die by its name (``1,2``)."""
+    return {cell_name(cell): box for cell, box in enumerate(die_boxes(width))}
+
+
 def draw(state: Tris1State, canvas: Canvas) -> None:
     """The nine dice, the winning line highlighted, and :func:`status`."""
     canvas.fill(BACKGROUND)
-    size = canvas.width / 3.4
-    margin = (canvas.width - 3 * size) / 2
     line = winning_line(state)
-    for cell in range(9):
-        r, c = divmod(cell, 3)
-        draw_die(canvas, margin + c * size, margin + r * size, size,
-                 symbol(state, cell, "/"), cell in line)
+    for cell, (x, y, size, _) in enumerate(die_boxes(canvas.width)):
+        draw_die(canvas, x, y, size, symbol(state, cell, "/"), cell in line)
     canvas.text(status(state), canvas.width / 2, canvas.height - 24, 20, INK)

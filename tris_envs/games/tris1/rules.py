@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from tris_envs.core.drawing import Canvas
+from tris_envs.core.drawing import Box, Canvas
 from tris_envs.core.game import TERMINAL, Game, GameInfo
 from tris_envs.core.options import Integer, check_int
-from tris_envs.games.tris1.drawing import draw, render_text
+from tris_envs.games.tris1.drawing import draw, places, render_text
 from tris_envs.games.tris1.notation import cell_name, from_notation, to_notation
 from tris_envs.games.tris1.state import (
     BITS,
@@ -114,3 +114,6 @@ class Tris1(Game[Tris1State]):
 
     def picture_size(self, state: Tris1State) -> tuple[int, int]:
         return (400, 440)
+
+    def picture_places(self, state: Tris1State) -> dict[str, Box]:
+        return places(self.picture_size(state)[0])

@@ -8,6 +8,7 @@ from tris_envs.core.drawing import (
     DIE_EDGE,
     HIGHLIGHT,
     INK,
+    Box,
     Canvas,
     draw_die,
     draw_symbol,
@@ -64,11 +65,8 @@ def draw(state: Tris2State, canvas: Canvas) -> None:
     The die moved last is outlined in red. The picture keeps its size; dice shrink
     when the frame grows."""
     canvas.fill(BACKGROUND)
-    margin = 34.0
-    side = canvas.width - 2 * margin
-    cell = side / max(3, state.height, state.width)
-    left = margin + (side - state.width * cell) / 2
-    top = margin + (side - state.height * cell) / 2
+    margin = _MARGIN
+    left, top, cell = frame_geometry(state, canvas.width)
     for c in range(state.width):
         canvas.text(str(c), left + (c + 0.5) * cell, top - margin / 2, 18, INK)
     for r in range(state.height):
@@ -83,6 +81,25 @@ def draw(state: Tris2State, canvas: Canvas) -> None:
                 _draw_die_3d(canvas, x, y, cell, ORIENTATIONS[code - 1],
                              r * FRAME + c == last_cell)
     canvas.text(status(state), canvas.width / 2, canvas.height - 30, 20, INK)
+
+
+_MARGIN = 34.0
+
+
+def frame_geometry(state: Tris2State, width: float) -> tuple[float, float, float]:
+    """Where :func:`draw` puts the frame in a picture ``width`` pixels wide: its left and
+    top edges and a cell's side."""
+    side = width - 2 * _MARGIN
+    cell = side / max(3, state.height, state.width)
+    return (_MARGIN + (side - state.width * cell) / 2,
+            _MARGIN + (side - state.height * cell) / 2, cell)
+
+
+def places(state: Tris2State, width: float) -> dict[str, Box]:
+    """Each frame cell by its name (``1,2``: row, column)."""
+    left, top, cell = frame_geometry(state, width)
+    return {f"{r},{c}": (left + c * cell, top + r * cell, cell, cell)
+            for r in range(state.height) for c in range(state.width)}
 
 
 def _draw_die_3d(canvas: Canvas, x: float, y: float, size: float, orientation: str,

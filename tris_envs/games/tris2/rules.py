@@ -28,12 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from tris_envs.core.drawing import Canvas
+from tris_envs.core.drawing import Box, Canvas
 from tris_envs.core.errors import brief
 from tris_envs.core.game import TERMINAL, Game, GameInfo, allows_win
 from tris_envs.core.legal import nth_action
 from tris_envs.core.options import Choice, Flag, Integer, check_bool, check_choice, check_int
-from tris_envs.games.tris2.drawing import draw, render_text
+from tris_envs.games.tris2.drawing import draw, places, render_text
 from tris_envs.games.tris2.moves import (
     BLOCK_F,
     BLOCK_LINES,
@@ -587,6 +587,9 @@ class Tris2(Game[Tris2State]):
 
     def picture_size(self, state: Tris2State) -> tuple[int, int]:
         return (480, 530)
+
+    def picture_places(self, state: Tris2State) -> dict[str, Box]:
+        return places(state, self.picture_size(state)[0])
 
     def draw(self, state: Tris2State, canvas: Canvas) -> None:
         """Dice seen from above: the top face with its symbol, and the four side faces

@@ -8,6 +8,7 @@ from tris_envs.core.drawing import (
     HIGHLIGHT,
     INK,
     WHITE_STONE,
+    Box,
     Canvas,
     draw_stone,
 )
@@ -68,10 +69,26 @@ def render_text(state: TritocState, scores: tuple[int, int]) -> str:
     return "\n".join(lines)
 
 
+def hole_geometry(width: float) -> tuple[float, float]:
+    """Where :func:`draw` puts the board in a picture ``width`` pixels wide: its margin
+    and a hole's cell side."""
+    return 14.0, (width - 28.0) / 9
+
+
+def places(width: float) -> dict[str, Box]:
+    """Each hole by its name (``3,4``: row, column) and each field (``field 4``)."""
+    margin, cell = hole_geometry(width)
+    holes = {f"{h // 9},{h % 9}": (margin + h % 9 * cell, margin + h // 9 * cell, cell, cell)
+             for h in range(81)}
+    fields = {f"field {f}": (margin + f % 3 * 3 * cell, margin + f // 3 * 3 * cell, 3 * cell,
+                             3 * cell) for f in range(9)}
+    return holes | fields
+
+
 def draw(state: TritocState, canvas: Canvas, targets: int) -> None:
     """Paint ``state``; ``targets`` (81-bit mask) are the holes where the roll allows acting."""
     canvas.fill(BACKGROUND)
-    margin, cell = 14.0, (canvas.width - 28.0) / 9
+    margin, cell = hole_geometry(canvas.width)
     tint = ((250, 236, 200), (150, 140, 125))
     for f in range(9):
         for color, fields in ((WHITE, state.white_fields), (BLACK, state.black_fields)):

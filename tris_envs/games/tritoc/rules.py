@@ -36,11 +36,11 @@ from typing import Any
 
 import numpy as np
 
-from tris_envs.core.drawing import Canvas
+from tris_envs.core.drawing import Box, Canvas
 from tris_envs.core.game import CHANCE, TERMINAL, Game, GameInfo, sample_outcome
 from tris_envs.core.legal import nth_action
 from tris_envs.core.options import Choice, Integer, check_choice, check_int
-from tris_envs.games.tritoc.drawing import draw, render_text
+from tris_envs.games.tritoc.drawing import draw, places, render_text
 from tris_envs.games.tritoc.moves import (
     action_mask_of,
     actions_of,
@@ -407,6 +407,9 @@ class Tritoc(Game[TritocState]):
 
     def picture_size(self, state: TritocState) -> tuple[int, int]:
         return (460, 510)
+
+    def picture_places(self, state: TritocState) -> dict[str, Box]:
+        return places(self.picture_size(state)[0])
 
     def draw(self, state: TritocState, canvas: Canvas) -> None:
         draw(state, canvas, self._targets(state, state.roll) if state.roll >= 2 else 0)
