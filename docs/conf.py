@@ -6,6 +6,7 @@ pictures are drawn by the package's own renderer at every build (``make_pictures
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -60,8 +61,19 @@ html_theme_options = {"navigation_with_keys": True}
 
 
 def _pictures(app: object) -> None:
-    """Draw the game pictures before the pages that show them are read."""
+    """Draw the game pictures and the layers of the architecture page (from the table the
+    layer check reads, ``tools/import_graph.py``) before the pages that show them are read."""
     make_pictures.main(HERE / "pictures")
+    package = importlib.util.find_spec("tris_envs")
+    path = Path(package.origin if package and package.origin else HERE.parent / "tris_envs"
+                ).resolve().parents[1] / "tools" / "import_graph.py"
+    spec = importlib.util.spec_from_file_location("import_graph", path)
+    if spec is None or spec.loader is None:
+        raise RuntimeError(f"the layer table is missing: no {path}")
+    graph = importlib.util.module_from_spec(spec)
+    sys.modules["import_graph"] = graph          # its dataclass looks its module up there
+    spec.loader.exec_module(graph)
+    (HERE / "pictures" / "layers.svg").write_text(graph.layers_svg())
 
 
 def setup(app):  # noqa: ANN001, ANN201 - Sphinx's extension hook

@@ -173,6 +173,21 @@ def test_the_checkout_has_no_circle_upward_or_private_import(capsys):
     assert graph.main(["--check"]) == 0, capsys.readouterr().out
 
 
+def test_the_layers_picture_draws_every_layer_lowest_at_the_bottom(capsys):
+    from xml.etree import ElementTree
+
+    graph = _import_graph()
+    assert graph.main(["--svg"]) == 0
+    svg = ElementTree.fromstring(capsys.readouterr().out)
+    texts = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")]
+    rows = [(names, role) for names, role in graph.LAYERS] + [(("apps",), graph.TOP)]
+    assert len(texts) == 2 * len(rows)
+    for index, (names, role) in enumerate(rows):
+        assert texts[2 * index] == f"{index}  {', '.join(names)}" and texts[2 * index + 1] == role
+    heights = [float(r.get("y")) for r in svg.iter("{http://www.w3.org/2000/svg}rect")]
+    assert heights == sorted(heights, reverse=True)        # layer 0 lowest on the page
+
+
 def test_import_graph_reads_the_package():
     graph = _import_graph()
     edges = graph.edges(graph.ROOT / "tris_envs")

@@ -5,6 +5,8 @@ Usage::
     python tools/import_graph.py              # tris_envs: edges, circles, upward imports
     python tools/import_graph.py --top-level  # only imports run when a module is imported
     python tools/import_graph.py --dot > imports.dot   # a drawing (Graphviz)
+    python tools/import_graph.py --check      # only the problems (make lint)
+    python tools/import_graph.py --svg > layers.svg    # the layers as a picture
 
 An *edge* ``a -> b`` is an ``import`` or ``from ... import`` in module ``a`` whose target is
 module ``b`` of the package (``from p import name`` is an edge to ``p.name`` when that is a
@@ -15,26 +17,17 @@ run). A package's ``__init__`` is the module of the package's own name.
 A *circle* is a set of modules that import each other, directly or through others (a
 strongly connected component of more than one module, or a module importing itself).
 
-**Layers**, lowest first (:data:`LAYERS`): a module may import its own layer and the ones
-below it; an *upward* import reaches a higher layer::
-
-    core, settings, machine, progress   the rules core, the solver, options, errors; the
-                   learners' typed settings; the description of the machine a run is on;
-                   the progress of long commands
-    games          the five games and their registry
-    agents         the agents that play the rules core (scripted, searches, solver, ppo, az)
-    jax, envs      the JAX games; the PettingZoo / Gymnasium adapters and their modules
-    evaluation, distributed   matches, tournaments, records, ratings, metrics; Ray sessions
-    ppo, alphazero, integrations   the learners (PPO, AlphaZero); RLlib, OpenSpiel
-    apps           cli, web, play, watch, replay, benchmark, __main__ and the rest
+**Layers**, lowest first (:data:`LAYERS`, each with its role; ``--svg`` draws them, the
+documentation's architecture page shows that drawing): a module may import its own layer
+and the ones below it; an *upward* import reaches a higher layer.
 
 The package ``tris_envs`` itself (its ``__init__``) and modules no layer names are in the top
 layer.
 
 A *private import* is an import of a dependency's private path (a module or name of
 another package with a part that starts with one underscore: ``mctx._src.search``,
-``from pgx._src import games``), in any Python file of :data:`CHECKED` (``--private``):
-a release may rename it without notice.
+``from pgx._src import games``), in any Python file of :data:`CHECKED`: a release may
+rename it without notice. Every report lists them.
 
 ``--check`` prints only the problems and a summary line (``make lint`` runs it). Exits with
 1 when it finds a circle, an upward import or a private import, else 0.
@@ -47,6 +40,7 @@ import ast
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,16 +49,22 @@ PACKAGE = "tris_envs"
 CHECKED = ("tris_envs", "tests", "examples", "benchmarks", "training", "tools", "docs")
 """The folders of the checkout whose Python files may import no dependency's private path."""
 
-LAYERS: tuple[tuple[str, ...], ...] = (
-    ("core", "settings", "machine", "progress"),
-    ("games",),
-    ("agents",),
-    ("jax", "envs", "tris1_v0", "tris2_v0", "tant_fant_v0", "tritoc_v0", "doppia_scelta_v0"),
-    ("evaluation", "distributed"),
-    ("ppo", "alphazero", "integrations"),
+LAYERS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("core", "settings", "machine", "progress", "durable"),
+     "the rules core, the solver, options, errors; typed settings; the machine a run is on; "
+     "progress lines; files a kill cannot tear"),
+    (("games",), "the five games and their registry"),
+    (("agents",), "the agents that play the rules core: scripted, searches, solver, ppo, az"),
+    (("jax", "envs", "tris1_v0", "tris2_v0", "tant_fant_v0", "tritoc_v0", "doppia_scelta_v0"),
+     "the JAX games; the PettingZoo and Gymnasium adapters"),
+    (("evaluation", "distributed"),
+     "matches, tournaments, records, ratings, metrics; Ray sessions"),
+    (("ppo", "alphazero", "integrations"),
+     "the learners (PPO, AlphaZero); RLlib, OpenSpiel"),
 )
-"""Subpackages and modules of :data:`PACKAGE` by layer, lowest first; everything else is
-in the top layer (the applications)."""
+"""``(subpackages and modules of PACKAGE, role)`` by layer, lowest first; everything else
+is in the top layer, :data:`TOP`."""
+TOP = "the applications: cli, web, play, watch, replay, benchmark and the rest"
 
 
 @dataclass(frozen=True)
@@ -185,7 +185,7 @@ def layer(module: str, package: str = PACKAGE) -> int:
     """The layer index of ``module`` (:data:`LAYERS`; the top layer ``len(LAYERS)``)."""
     parts = module.split(".")
     first = parts[1] if len(parts) > 1 and parts[0] == package else None
-    for index, names in enumerate(LAYERS):
+    for index, (names, _) in enumerate(LAYERS):
         if first in names:
             return index
     return len(LAYERS)
@@ -272,6 +272,27 @@ def dot(found: Sequence[Edge]) -> str:
     return "\n".join(lines)
 
 
+def layers_svg(package: str = PACKAGE) -> str:
+    """:data:`LAYERS` and :data:`TOP` drawn as a stack of boxes, lowest at the bottom, each
+    with its modules and its role (an SVG document)."""
+    rows = [(", ".join(names), role) for names, role in LAYERS] + [("apps", TOP)]
+    width, height, gap = 760, 46, 8
+    total = len(rows) * (height + gap) + gap
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{total}" '
+             f'viewBox="0 0 {width} {total}" font-family="sans-serif" font-size="13">',
+             f"<title>{escape(package)}: its layers, lowest at the bottom</title>"]
+    for index, (names, role) in enumerate(rows):
+        y = total - (index + 1) * (height + gap)
+        shade = 235 - 12 * index
+        parts += [f'<rect x="4" y="{y}" width="{width - 8}" height="{height}" rx="6" '
+                  f'fill="rgb({shade},{shade},255)" stroke="#446"/>',
+                  f'<text x="16" y="{y + 19}" font-weight="bold">{index}  '
+                  f'{escape(names)}</text>',
+                  f'<text x="16" y="{y + 37}">{escape(role)}</text>']
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the report (or ``--dot``); 1 when there is a circle or an upward import."""
     parser = argparse.ArgumentParser(prog="import_graph.py", description=__doc__.split("\n")[0])
@@ -280,12 +301,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--top-level", action="store_true",
                         help="leave out the imports inside functions")
     parser.add_argument("--dot", action="store_true", help="print a Graphviz drawing instead")
+    parser.add_argument("--svg", action="store_true", help="print the layers as an SVG picture")
     parser.add_argument("--check", action="store_true",
                         help="print only circles, upward and private imports, and a summary")
     args = parser.parse_args(argv)
     package_dir = args.package_dir.resolve()
     package = package_dir.name
     found = edges(package_dir, package, args.top_level)
+    if args.svg:
+        print(layers_svg(package), end="")
+        return 0
     if args.dot:
         print(dot(found))
         return 1 if report(found, package)[1] else 0

@@ -4,6 +4,8 @@ Importing this package needs neither PyTorch nor Stable-Baselines3: the PPO agen
 them when a policy is first used.
 """
 
+from tris_envs.agents.alphabeta import AlphaBetaAgent
+from tris_envs.agents.az import AZAgent
 from tris_envs.agents.factory import AGENT_SPECS, make_agent
 from tris_envs.agents.mcts import MCTSAgent, MCTSNode
 from tris_envs.agents.ppo import PolicyOpponent, PPOAgent
@@ -11,5 +13,5 @@ from tris_envs.agents.protocol import Agent
 from tris_envs.agents.scripted import GreedyAgent, RandomAgent
 from tris_envs.agents.solver_agent import SolverAgent
 
-__all__ = ["AGENT_SPECS", "Agent", "GreedyAgent", "MCTSAgent", "MCTSNode", "PPOAgent",
-           "PolicyOpponent", "RandomAgent", "SolverAgent", "make_agent"]
+__all__ = ["AGENT_SPECS", "AZAgent", "Agent", "AlphaBetaAgent", "GreedyAgent", "MCTSAgent",
+           "MCTSNode", "PPOAgent", "PolicyOpponent", "RandomAgent", "SolverAgent", "make_agent"]
