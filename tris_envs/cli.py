@@ -148,6 +148,17 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=_at_least(0), default=8000, help="port (default 8000)")
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (default 127.0.0.1: this machine only)")
+    serve.add_argument("--allow-files", metavar="DIR",
+                       help="let pages name agent files (ppo:PATH, az:PATH) inside DIR, a "
+                            "path taken within it (default: none, only the shipped agents); "
+                            "pickled PPO files are never loaded")
+    serve.add_argument("--max-simulations", type=_at_least(1), metavar="N",
+                       help="the most simulations per move of mcts and az (default 20000)")
+    serve.add_argument("--max-seconds", type=float, metavar="S",
+                       help="the most seconds per move, and the deadline of every mcts and "
+                            "alphabeta search (default 10)")
+    serve.add_argument("--max-depth", type=_at_least(1), metavar="PLIES",
+                       help="the deepest alphabeta search (default 64)")
     return parser
 
 
@@ -275,8 +286,13 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
         watch(["--games", str(args.games), "--seed", str(args.seed)])
     elif args.command == "serve":
         from tris_envs.web import serve
+        from tris_envs.web.session import Limits
 
-        serve(args.host, args.port)
+        caps = {"simulations": args.max_simulations, "seconds": args.max_seconds,
+                "depth": args.max_depth}
+        serve(args.host, args.port, Limits(
+            files=None if args.allow_files is None else Path(args.allow_files),
+            **{name: value for name, value in caps.items() if value is not None}))
     elif args.command == "play":
         from tris_envs.play import play_session
 

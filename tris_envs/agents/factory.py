@@ -108,10 +108,33 @@ def make_agent(spec: str, rng: np.random.Generator | None = None) -> Agent:
                      "'ppo:runs/tant_fant/final.zip')")
 
 
+def spec_file(spec: str) -> str | None:
+    """The file an agent spec names, as written (``ppo:<path>``, ``az:<path>``,
+    ``az:<path>:<simulations>``); ``None`` for a spec that names none.
+
+    Raises:
+        ValueError: a malformed ``az`` spec.
+    """
+    if any(spec.startswith(prefix) for prefix in SPEC_PLUGINS):
+        return None
+    if spec.startswith("ppo:") and len(spec) > len("ppo:"):
+        return spec[len("ppo:"):]
+    if spec == "az" or spec.startswith("az:"):
+        return _az_parts(spec)[0]
+    return None
+
+
 def _az_agent(spec: str, rng: np.random.Generator | None) -> Agent:
     """``az``, ``az:<simulations>``, ``az:<path>``, ``az:<path>:<simulations>``."""
     from tris_envs.agents.az import AZAgent
 
+    path, simulations = _az_parts(spec)
+    return AZAgent(path, simulations, rng=rng)
+
+
+def _az_parts(spec: str) -> tuple[str | None, int | None]:
+    """An ``az`` spec's network file (``None``: the shipped one) and search budget
+    (``None``: the network's); ``ValueError`` for a malformed one."""
     rest = spec[len("az:"):] if spec != "az" else ""
     path, _, budget = rest.rpartition(":")
     if not path and _count(budget) is None and budget != "0":
@@ -121,7 +144,7 @@ def _az_agent(spec: str, rng: np.random.Generator | None) -> Agent:
             or (":" in rest and not path) or _is_number(path)):
         raise ValueError(f"unknown agent spec {brief(spec)}: use az, az:<simulations>, "
                          "az:<path> or az:<path>:<simulations>")
-    return AZAgent(path or None, simulations, rng=rng)
+    return path or None, simulations
 
 
 def _is_number(text: str) -> bool:

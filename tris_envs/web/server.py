@@ -25,12 +25,26 @@ agent thinking in one game holds up no other page. Sessions are independent (one
 the rules or the agent factory refuse (an illegal move, an unknown spec, a bad option)
 is answered ``400`` with ``{"error": message}``; an unknown session ``404``; a move that
 raced an agent's search ``409``.
+
+The server is a local service that trusts no web page (docs/play.md, "Threat model"):
+every request must name the server's own address in ``Host`` (against DNS rebinding),
+every ``POST`` must come from its own origin (``Origin``, when sent) with a
+``Content-Type: application/json`` body, else ``403`` / ``415`` (:meth:`Handler._admit`,
+the one place every route goes through). The agents a page asks for are limited by the
+server's :class:`~tris_envs.web.session.Limits` (no files unless the operator names a
+folder, budgets capped, searches with a deadline), the sessions by their total memory
+(:class:`Sessions`), and each connection by a timeout.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 import json
+import socket
+import sys
 import threading
+import traceback
 from collections import OrderedDict
 from collections.abc import Callable
 from http import HTTPStatus
@@ -41,12 +55,21 @@ from typing import Any
 from tris_envs.agents.factory import AGENT_HELP
 from tris_envs.core.errors import brief
 from tris_envs.games import GAMES
-from tris_envs.web.session import HUMAN, Conflict, Session
+from tris_envs.web.session import HUMAN, Conflict, Limits, Session, TooLarge
 
 MAX_SESSIONS = 200
 """Sessions kept in memory; beyond it the least recently used is dropped."""
+MAX_SESSION_BYTES = 64 << 20
+"""The sessions' memory kept in all (their :meth:`~tris_envs.web.session.Session.footprint`);
+beyond it the least recently used are dropped."""
 MAX_BODY = 1 << 20
 """Largest request body accepted (bytes): a record of the longest game fits."""
+TIMEOUT = 30.0
+"""Seconds a connection may take to send its request (and each read or write may wait)."""
+LOOPBACK = ("localhost", "127.0.0.1", "[::1]")
+"""The names of this machine a request may give in ``Host`` and ``Origin``."""
+ANY_ADDRESS = ("", "0.0.0.0", "::")
+"""``--host`` values that listen on every address (then a ``Host`` may be any IP address)."""
 STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
                 ".css": "text/css; charset=utf-8"}
 
@@ -60,10 +83,14 @@ class RequestError(Exception):
 
 
 class Sessions:
-    """The server's sessions by id, least recently used dropped beyond ``limit``."""
+    """The server's sessions by id, the least recently used dropped beyond ``limit``
+    sessions or ``max_bytes`` of memory in all (each session's
+    :meth:`~tris_envs.web.session.Session.footprint`, counted again at every use, so a
+    session that grows makes room too); the session in use is never dropped."""
 
-    def __init__(self, limit: int = MAX_SESSIONS) -> None:
+    def __init__(self, limit: int = MAX_SESSIONS, max_bytes: int = MAX_SESSION_BYTES) -> None:
         self.limit = limit
+        self.max_bytes = max_bytes
         self._items: OrderedDict[str, Session] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -71,8 +98,7 @@ class Sessions:
         """Keep ``session``; return it."""
         with self._lock:
             self._items[session.id] = session
-            while len(self._items) > self.limit:
-                self._items.popitem(last=False)
+            self._make_room()
         return session
 
     def get(self, key: str) -> Session:
@@ -83,7 +109,21 @@ class Sessions:
                 raise RequestError(HTTPStatus.NOT_FOUND, "no such game on this server (it "
                                    "was restarted, or the game is too old): start a new game")
             self._items.move_to_end(key)
+            self._make_room()
         return session
+
+    def footprint(self) -> int:
+        """The memory the sessions hold in all (bytes, an upper estimate)."""
+        with self._lock:
+            return sum(session.footprint() for session in self._items.values())
+
+    def _make_room(self) -> None:
+        """Drop the least recently used sessions, never the last one used."""
+        total = sum(session.footprint() for session in self._items.values())
+        while len(self._items) > 1 and (len(self._items) > self.limit
+                                        or total > self.max_bytes):
+            _, dropped = self._items.popitem(last=False)
+            total -= dropped.footprint()
 
 
 def games_catalogue() -> dict[str, Any]:
@@ -102,19 +142,56 @@ def _option_text(value: Any) -> str:
 
 
 class Handler(BaseHTTPRequestHandler):
-    """Routes the page's requests to :class:`~tris_envs.web.session.Session` methods."""
+    """Routes the page's requests to :class:`~tris_envs.web.session.Session` methods.
+
+    Every request goes through :meth:`_admit` before its route. A connection gets
+    :attr:`timeout` seconds to send its request, in all (a watchdog then shuts its reading
+    side), and each later write may wait as long.
+    """
 
     sessions: Sessions
+    limits: Limits
+    hosts: frozenset[str]
+    """The ``host:port`` names of this server a request may give (lower case)."""
+    any_address: bool
+    """Listening on every address: a ``Host`` may also be any IP address with the port."""
+    port: int
+    """The port the server listens on."""
+    timeout = TIMEOUT
     server_version = "tris-envs"
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the server prints its address, not every request."""
 
+    def setup(self) -> None:
+        super().setup()
+        self._body_data: dict[str, Any] = {}
+        self._watchdog = threading.Timer(self.timeout, self._hang_up)
+        self._watchdog.daemon = True
+        self._watchdog.start()
+
+    def _hang_up(self) -> None:
+        """The request took longer than :attr:`timeout` to arrive: stop reading it."""
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RD)
+
+    def handle(self) -> None:
+        """Serve the connection; one that the client drops is reported in one line."""
+        try:
+            super().handle()
+        except ConnectionError as error:
+            request = f"{getattr(self, 'command', None) or 'request'} " \
+                      f"{brief(getattr(self, 'path', ''), 80)}"
+            print(f"tris-envs serve: {request}: the client closed the connection "
+                  f"({type(error).__name__})", file=sys.stderr, flush=True)
+        finally:
+            self._watchdog.cancel()
+
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-        self._respond(self._get)
+        self._respond(self._get, post=False)
 
     def do_POST(self) -> None:  # noqa: N802 (http.server's name)
-        self._respond(self._post)
+        self._respond(self._post, post=True)
 
     # ----- routes --------------------------------------------------------------------
     def _get(self) -> Any:
@@ -144,13 +221,14 @@ class Handler(BaseHTTPRequestHandler):
                                  f"{brief(options)}")
             seed = body.get("seed")
             return self.sessions.add(Session.new(str(body.get("game")), options,
-                                                 _seats(seats), seed)).view()
+                                                 _seats(seats), seed, self.limits)).view()
         if path == "/api/open":
             text = body.get("text")
             if not isinstance(text, str):
                 raise ValueError("open: send the record file's text")
-            return self.sessions.add(Session.open(text, _seats(body.get("seats",
-                                                                         [HUMAN, HUMAN])))).view()
+            seats = _seats(body.get("seats", [HUMAN, HUMAN]))
+            del body["text"]                # the text is not kept beyond the record
+            return self.sessions.add(Session.open(text, seats, self.limits)).view()
         parts = path.split("/")
         if len(parts) != 5 or parts[:3] != ["", "api", "session"]:
             raise RequestError(HTTPStatus.NOT_FOUND, f"no action {brief(path)}")
@@ -170,7 +248,55 @@ class Handler(BaseHTTPRequestHandler):
         return session.view()
 
     # ----- plumbing ------------------------------------------------------------------
-    def _body(self) -> dict[str, Any]:
+    def _admit(self, post: bool) -> None:
+        """Refuse a request not for this server (``Host``), and a ``POST`` from another
+        origin (``Origin``, when sent) or not of JSON (``Content-Type``); read a POST's body
+        (:meth:`_body`). Every route goes through here.
+
+        Raises:
+            RequestError: 403, 415, 413, 408 or 400, saying why.
+        """
+        host = self.headers.get("Host")
+        if host is None or not self._own(host):
+            raise RequestError(HTTPStatus.FORBIDDEN, f"request for host {brief(host)} refused: "
+                               f"this server answers to {', '.join(sorted(self.hosts))}")
+        if not post:
+            self._watchdog.cancel()
+            return
+        origin = self.headers.get("Origin")
+        if origin is not None and not (origin.lower().startswith("http://")
+                                       and self._own(origin[len("http://"):])):
+            raise RequestError(HTTPStatus.FORBIDDEN, f"request from the page of "
+                               f"{brief(origin)} refused: only this server's own page may "
+                               "change its games")
+        kind = self.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+        if kind != "application/json":
+            raise RequestError(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, f"request of type "
+                               f"{brief(kind or 'none')} refused: send application/json")
+        self._body_data = self._read_body()
+        self._watchdog.cancel()
+
+    def _own(self, host: str) -> bool:
+        """Whether ``host`` (the ``name:port`` of a ``Host`` or an ``Origin``) is this
+        server: one of :attr:`hosts`, or listening on every address, an IP address (a
+        DNS name could be rebound) with the server's port."""
+        text = host.strip().lower()
+        colon, bracket = text.rfind(":"), text.rfind("]")
+        if colon > bracket and (bracket >= 0 or text.count(":") == 1):
+            name, port = text[:colon], text[colon + 1:]
+        else:
+            name, port = text, "80"                     # no port: HTTP's
+        if f"{name}:{port}" in self.hosts:
+            return True
+        if not self.any_address or port != str(self.port):
+            return False
+        try:
+            ipaddress.ip_address(name.removeprefix("[").removesuffix("]"))
+        except ValueError:
+            return False
+        return True
+
+    def _read_body(self) -> dict[str, Any]:
         try:
             length = int(self.headers.get("Content-Length", "0"))
         except ValueError:
@@ -179,6 +305,9 @@ class Handler(BaseHTTPRequestHandler):
             raise RequestError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
                                f"request of {length} bytes; at most {MAX_BODY}")
         raw = self.rfile.read(length) if length > 0 else b"{}"
+        if len(raw) < max(length, 0):
+            raise RequestError(HTTPStatus.REQUEST_TIMEOUT, f"the request did not arrive "
+                               f"within {self.timeout:g} s")
         try:
             body = json.loads(raw)
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
@@ -187,15 +316,29 @@ class Handler(BaseHTTPRequestHandler):
             raise RequestError(HTTPStatus.BAD_REQUEST, "the request must be a JSON object")
         return body
 
-    def _respond(self, route: Callable[[], Any]) -> None:
+    def _body(self) -> dict[str, Any]:
+        """The request's JSON object (read by :meth:`_admit`; ``{}`` for a GET)."""
+        return self._body_data
+
+    def _respond(self, route: Callable[[], Any], post: bool) -> None:
         try:
+            self._admit(post)
             result = route()
         except RequestError as error:
             self._send_json(error.status, {"error": str(error)})
         except Conflict as error:
             self._send_json(HTTPStatus.CONFLICT, {"error": str(error)})
+        except TooLarge as error:
+            self._send_json(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {"error": str(error)})
         except (ValueError, FileNotFoundError, ImportError) as error:
             self._send_json(HTTPStatus.BAD_REQUEST, {"error": str(error)})
+        except ConnectionError:
+            raise
+        except Exception as error:      # a defect: the page still gets a message
+            traceback.print_exc()
+            self._send_json(HTTPStatus.INTERNAL_SERVER_ERROR,
+                            {"error": f"the server failed ({type(error).__name__}): "
+                                      f"{brief(str(error))}"})
         else:
             if isinstance(result, (_Static, _Download)):
                 result.send(self)
@@ -254,8 +397,18 @@ def _seats(value: Any) -> tuple[str, str]:
     return (value[0].strip(), value[1].strip())
 
 
-def make_server(host: str = "127.0.0.1", port: int = 8000) -> ThreadingHTTPServer:
+def make_server(host: str = "127.0.0.1", port: int = 8000, limits: Limits | None = None,
+                timeout: float = TIMEOUT,
+                max_bytes: int = MAX_SESSION_BYTES) -> ThreadingHTTPServer:
     """The app's server bound to ``host:port`` (port 0: a free port), not yet serving.
+
+    Args:
+        host: The address to listen on (loopback by default: this machine only).
+        port: The port; 0 picks a free one (``server.server_port``).
+        limits: The caps on the agents and sessions pages ask for (default
+            :class:`~tris_envs.web.session.Limits`: no files, 20,000 simulations, 10 s).
+        timeout: Seconds a connection may take to send its request.
+        max_bytes: The memory all sessions may hold (:class:`Sessions`).
 
     Raises:
         ValueError: ``port`` is out of range.
@@ -263,19 +416,33 @@ def make_server(host: str = "127.0.0.1", port: int = 8000) -> ThreadingHTTPServe
     """
     if not 0 <= port <= 65535:
         raise ValueError(f"port {port} is not a port number (0 to 65535)")
-    handler = type("AppHandler", (Handler,), {"sessions": Sessions()})
+    handler: type[Handler] = type("AppHandler", (Handler,), {
+        "sessions": Sessions(max_bytes=max_bytes), "limits": limits or Limits(),
+        "timeout": timeout, "any_address": host in ANY_ADDRESS})
     server = ThreadingHTTPServer((host, port), handler)
     server.daemon_threads = True
+    names = {*LOOPBACK, f"[{host}]" if ":" in host else host} - set(ANY_ADDRESS)
+    handler.port = server.server_port
+    handler.hosts = frozenset(f"{name.lower()}:{server.server_port}" for name in names)
     return server
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Serve the app until interrupted (Ctrl-C), printing its address."""
-    server = make_server(host, port)
-    print(f"tris-envs serve: http://{host}:{server.server_port}/ (Ctrl-C stops)", flush=True)
-    if host not in ("127.0.0.1", "localhost"):
-        print(f"tris-envs serve: listening on {host}: other machines can reach this app",
+def serve(host: str = "127.0.0.1", port: int = 8000, limits: Limits | None = None) -> None:
+    """Serve the app until interrupted (Ctrl-C), printing its address and limits."""
+    limits = limits or Limits()
+    server = make_server(host, port, limits)
+    print(f"tris-envs serve: listening on http://{host}:{server.server_port}/ (Ctrl-C stops)",
+          flush=True)
+    if host in ("127.0.0.1", "localhost"):
+        print("tris-envs serve: loopback only: pages of this machine's browser alone reach it",
               flush=True)
+    else:
+        print(f"tris-envs serve: listening on {host}: other machines can reach this app "
+              "(there is no login)", flush=True)
+    files = ("no agent files (only the shipped agents)" if limits.files is None
+             else f"agent files from {limits.files.resolve()} only")
+    print(f"tris-envs serve: {files}; searches of at most {limits.simulations} simulations, "
+          f"{limits.seconds:g} s, {limits.depth} plies", flush=True)
     try:
         server.serve_forever()
     finally:

@@ -7,9 +7,14 @@ format (:class:`~tris_envs.evaluation.records.GameRecord`), so a downloaded game
 ``tris-envs replay`` and back in the page. The rules core says what is legal and how each
 move is written; the page only shows what :meth:`Session.view` returns.
 
-Every method that changes the session takes its lock, so requests from one page are
-applied in order; an agent's search runs outside the lock (:meth:`Session.agent_move`),
-so the page can still be read while the agent thinks.
+Every method takes the session's lock, so requests from one page are applied in order
+and a view is never of a half-made move; an agent's search runs outside the lock
+(:meth:`Session.agent_move`), so the page can still be read while the agent thinks, and
+its move is dropped if the game changed meanwhile (a move, undo, swap or resignation).
+
+A session made for a web page carries the server's :class:`Limits`: which agent specs it
+plays (no files but from one folder), the most each search may spend, and the most memory
+the session may hold.
 """
 
 from __future__ import annotations
@@ -18,11 +23,15 @@ import json
 import secrets
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from tris_envs.agents import MCTSAgent, SolverAgent, make_agent
+from tris_envs.agents.alphabeta import MAX_PLIES, AlphaBetaAgent
+from tris_envs.agents.az import AZAgent
+from tris_envs.agents.factory import SPEC_PLUGINS, spec_file
 from tris_envs.agents.protocol import Agent
 from tris_envs.agents.solver_agent import solution_for
 from tris_envs.core.errors import brief
@@ -38,7 +47,121 @@ HUMAN = "human"
 
 
 class Conflict(ValueError):
-    """The position changed while an agent was thinking (an undo or a new move)."""
+    """The game changed while an agent was thinking (a move, undo, swap or resignation)."""
+
+
+class TooLarge(ValueError):
+    """A game larger than a session may hold (:attr:`Limits.session_bytes`)."""
+
+
+MOVE_BYTES = 2048
+"""An upper estimate of the memory one recorded move costs a session: its state, undo
+entry, position string and name (0.5 to 1 KiB measured with ``tracemalloc``)."""
+SESSION_BYTES = 32 * 1024
+"""An upper estimate of a session's memory before its first move (rules, seats, record)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What the agents and the record of a session made for a web page may cost: the caps
+    of ``tris-envs serve`` (a session made in Python has none).
+
+    Attributes:
+        simulations: The most simulations per move of ``mcts`` and ``az`` (with an ``az``
+            network's own budget).
+        seconds: The most seconds per move, also the deadline of every ``mcts`` and
+            ``alphabeta`` search given simulations or plies, and of a hint's search.
+        depth: The deepest ``alphabeta`` search (plies).
+        files: The one folder agent files (``ppo:<path>``, ``az:<path>``) are read from,
+            a relative path taken inside it; ``None``: no files, only the shipped agents.
+        session_bytes: The most memory a session may hold (:meth:`Session.footprint`).
+    """
+
+    simulations: int = 20_000
+    seconds: float = 10.0
+    depth: int = MAX_PLIES
+    files: Path | None = None
+    session_bytes: int = 4 << 20
+
+    def __post_init__(self) -> None:
+        for name, least in (("simulations", 1), ("depth", 1), ("session_bytes", SESSION_BYTES)):
+            value = getattr(self, name)
+            if type(value) is not int or value < least:
+                raise ValueError(f"limit {name}={brief(value)} must be an integer >= {least}")
+        if self.depth > MAX_PLIES:
+            raise ValueError(f"limit depth={self.depth} (--max-depth) must be at most "
+                             f"{MAX_PLIES} plies")
+        if (isinstance(self.seconds, bool) or not isinstance(self.seconds, (int, float))
+                or not 0 < self.seconds < float("inf")):
+            raise ValueError(f"limit seconds={brief(self.seconds)} (--max-seconds) must be a "
+                             "positive number")
+        if self.files is not None and not Path(self.files).is_dir():
+            raise ValueError(f"--allow-files {brief(str(self.files))}: no such folder")
+
+    def admit(self, spec: str) -> str:
+        """``spec`` as the session builds it, with the file it names (if any) resolved.
+
+        Raises:
+            ValueError: an OpenSpiel spec (its search has no deadline), a file while no
+                folder is allowed, or a file that resolves (``..``, links) outside it.
+        """
+        if any(spec.startswith(prefix) for prefix in SPEC_PLUGINS):
+            raise ValueError(f"{brief(spec)}: OpenSpiel's agents are not played in the "
+                             "browser app (their searches have no deadline); use tris-envs "
+                             "eval or tournament")
+        path = spec_file(spec)
+        if path is None:
+            return spec
+        if self.files is None:
+            raise ValueError(f"agent spec {brief(spec)} names a file; this server plays only "
+                             "the shipped agents (tris-envs serve --allow-files DIR plays "
+                             "files in DIR)")
+        folder = self.files.resolve()
+        resolved = (folder / path).resolve()
+        if not resolved.is_relative_to(folder):
+            raise ValueError(f"agent file {brief(path)} lies outside {folder}, the one folder "
+                             "this server reads agent files from (--allow-files)")
+        start = spec.index(":") + 1
+        admitted = spec[:start] + str(resolved) + spec[start + len(path):]
+        if spec_file(admitted) != str(resolved):
+            raise ValueError(f"agent file {brief(str(resolved))}: a path holding ':' cannot "
+                             "be named in a spec")
+        return admitted
+
+    def cap(self, agent: Agent, game: Game) -> None:
+        """Refuse ``agent`` if its budget passes a cap; else give its search the deadline
+        (:attr:`seconds`). An ``az`` agent's network must be loaded (its budget may be
+        the network's); its search is bounded by simulations alone.
+
+        Raises:
+            ValueError: a budget over a cap, naming it and the server's option.
+        """
+        timed = getattr(agent, "time_budget", None)
+        if timed is not None and timed > self.seconds:
+            raise _over(agent, f"{timed:g} s per move", f"{self.seconds:g} s", "--max-seconds")
+        simulations = (agent.simulations if isinstance(agent, MCTSAgent)
+                       else agent.budget(agent.network_for(game))
+                       if isinstance(agent, AZAgent) else None)
+        if simulations is not None and simulations > self.simulations:
+            raise _over(agent, f"{simulations} simulations per move", str(self.simulations),
+                        "--max-simulations")
+        if isinstance(agent, AlphaBetaAgent) and agent.plies > self.depth:
+            if timed is None:
+                raise _over(agent, f"{agent.plies} plies", str(self.depth), "--max-depth")
+            agent.plies = self.depth         # the deepest iteration of a timed search
+        if isinstance(agent, (MCTSAgent, AlphaBetaAgent)) and timed is None:
+            agent.time_budget = self.seconds     # the deadline; the spec's budget may come first
+
+
+def _over(agent: Agent, asked: str, most: str, option: str) -> ValueError:
+    return ValueError(f"{agent.name} asks for {asked}; this server allows at most {most} "
+                      f"(tris-envs serve {option})")
+
+
+def _record_bytes(record: GameRecord) -> int:
+    """An upper estimate of the memory a session holding ``record`` takes."""
+    return (SESSION_BYTES + MOVE_BYTES * len(record.moves) + sum(map(len, record.players))
+            + len(record.start))
 
 
 @dataclass
@@ -66,6 +189,10 @@ class Session:
         resigned: The seat that resigned, if one did.
         evaluation: The last agent's own evaluation of its move ("" if it has none).
         id: The session's key in the server.
+        lock: Held by every method (reentrant).
+        limits: The server's caps (``None``: none).
+        changes: Counts the changes to the game (moves, undos, swaps, resignations), so
+            an agent's search finds out whether the game changed while it thought.
     """
 
     game: Game
@@ -79,12 +206,15 @@ class Session:
     resigned: int | None = None
     evaluation: str = ""
     id: str = field(default_factory=lambda: secrets.token_urlsafe(12))
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    limits: Limits | None = None
+    changes: int = 0
 
     # ----- construction ------------------------------------------------------------
     @classmethod
     def new(cls, game: str, options: list[str] | None = None,
-            seats: tuple[str, str] = (HUMAN, "mcts"), seed: int | None = None) -> Session:
+            seats: tuple[str, str] = (HUMAN, "mcts"), seed: int | None = None,
+            limits: Limits | None = None) -> Session:
         """A new game.
 
         Args:
@@ -92,41 +222,49 @@ class Session:
             options: ``name=value`` strings, as ``tris-envs play --option`` takes them.
             seats: ``"human"`` or an agent spec for seat 0 (moves first) and seat 1.
             seed: Seed of the dice, the setup and the agents (``None``: fresh entropy).
+            limits: The server's caps on the agents (``None``: none).
 
         Raises:
-            ValueError: an unknown game, option, option value or agent spec, or the
-                solver in a game (or phase) it cannot solve.
+            ValueError: an unknown game, option, option value or agent spec, an agent
+                spec the limits refuse, or the solver in a game (or phase) it cannot solve.
             FileNotFoundError: an agent file that does not exist, or no network shipped.
             ImportError: a ``ppo`` agent without the ``train`` extra.
         """
         rules = make_game(game, **parse_options(options))
         rng = np.random.default_rng() if seed is None else seeded_generator(seed)
-        agents = _agents(rules, seats, rng)
+        agents = _agents(rules, seats, rng, limits)
         state = rules.initial_state(rng)
         record = GameRecord(rules.info.name, rules.options(), _names(agents),
                             rules.to_notation(state))
-        session = cls(rules, list(seats), agents, rng, state, record)
+        session = cls(rules, list(seats), agents, rng, state, record, limits=limits)
         session._resolve_chance()
         if any(isinstance(agent, SolverAgent) for agent in agents):
             rules.solver_root(session.state)     # refuses a game or phase it cannot solve
         return session
 
     @classmethod
-    def open(cls, text: str, seats: tuple[str, str] = (HUMAN, HUMAN)) -> Session:
+    def open(cls, text: str, seats: tuple[str, str] = (HUMAN, HUMAN),
+             limits: Limits | None = None) -> Session:
         """A session at the end of a recorded game (a line of a records file or a
         record's JSON), every move checked by replaying it; the moves can be undone.
 
         Raises:
             ValueError: not a game record, or one that does not replay.
+            TooLarge: a record larger than the limits let a session hold (refused before
+                it is replayed).
         """
         record = _parse_record(text)
+        if limits is not None and _record_bytes(record) > limits.session_bytes:
+            raise TooLarge(f"a game of {len(record.moves)} moves takes about "
+                           f"{_record_bytes(record) >> 10} KiB, more than the "
+                           f"{limits.session_bytes >> 10} KiB this server keeps per game")
         game = make_game(record.game, **record.options)
         rng = np.random.default_rng()
-        agents = _agents(game, seats, rng)
+        agents = _agents(game, seats, rng, limits)
         steps = list(replay_steps(game, record))
         session = cls(game, list(seats), agents, rng, steps[0][0],
                       GameRecord(record.game, record.options, list(record.players),
-                                 record.start))
+                                 record.start), limits=limits)
         for state, actor, action in steps[1:]:
             if actor >= 0:
                 session.history.append(_Ply(session.state, len(session.record.moves), ""))
@@ -148,6 +286,16 @@ class Session:
 
     def view(self) -> dict[str, Any]:
         """Everything the page draws: picture, status, legal moves, move list, result."""
+        with self.lock:
+            return self._view()
+
+    def footprint(self) -> int:
+        """An upper estimate of the memory the session holds (bytes), from its moves and
+        names (:data:`MOVE_BYTES` a move)."""
+        with self.lock:
+            return _record_bytes(self.record)
+
+    def _view(self) -> dict[str, Any]:
         game, state = self.game, self.state
         mover = self.to_move()
         legal = game.legal_actions(state) if mover >= 0 else []
@@ -182,16 +330,17 @@ class Session:
 
     def record_line(self) -> str:
         """The game record as one line of JSON (a ``--records`` journal line)."""
-        record = self.record
-        if self.to_move() == TERMINAL:
-            if self.resigned is not None:
-                record.returns = (-1.0, 1.0) if self.resigned == 0 else (1.0, -1.0)
-            elif self.truncated():
-                record.returns, record.truncated = (0.0, 0.0), True
-            else:
-                first, second = self.game.returns(self.state)
-                record.returns = (float(first), float(second))
-        return record.to_json() + "\n"
+        with self.lock:
+            record = self.record
+            if self.to_move() == TERMINAL:
+                if self.resigned is not None:
+                    record.returns = (-1.0, 1.0) if self.resigned == 0 else (1.0, -1.0)
+                elif self.truncated():
+                    record.returns, record.truncated = (0.0, 0.0), True
+                else:
+                    first, second = self.game.returns(self.state)
+                    record.returns = (float(first), float(second))
+            return record.to_json() + "\n"
 
     # ----- moves ---------------------------------------------------------------------
     def play(self, action: Any) -> None:
@@ -214,17 +363,19 @@ class Session:
 
         Raises:
             ValueError: the game is over or a person is to move.
-            Conflict: the position changed during the search.
+            Conflict: the game changed during the search (a move, undo, swap or
+                resignation): the agent's move is not played.
         """
         with self.lock:
             mover = self._mover()
-            agent, state, plies = self.agents[mover], self.state, len(self.history)
+            agent, state, changes = self.agents[mover], self.state, self.changes
             if agent is None:
                 raise ValueError(f"seat {mover} is yours to move")
         action, evaluation = _act(agent, self.game, state)
         with self.lock:
-            if self.state is not state or len(self.history) != plies:
-                raise Conflict("the position changed while the agent was thinking")
+            if self.changes != changes:
+                raise Conflict("the game changed while the agent was thinking (a move, undo, "
+                               "swap or resignation): its move is not played")
             self._move(mover, action, f"{agent.name}: {evaluation}" if evaluation else "")
 
     def undo(self) -> None:
@@ -232,6 +383,7 @@ class Session:
         person was to move (both seats agents: one move). ``ValueError`` when there is
         nothing to undo."""
         with self.lock:
+            self.changes += 1
             if self.resigned is not None:
                 self.resigned = None
                 return
@@ -248,12 +400,14 @@ class Session:
             self.record.returns, self.record.truncated = (0.0, 0.0), False
 
     def resign(self, seat: Any) -> None:
-        """``seat`` gives up; ``ValueError`` if the game is over or ``seat`` is no seat."""
+        """``seat`` (the integer 0 or 1) gives up; ``ValueError`` if the game is over or
+        ``seat`` is no seat."""
         with self.lock:
             self._mover()
-            if seat not in (0, 1):
-                raise ValueError(f"seat must be 0 or 1, got {brief(seat)}")
+            if type(seat) is not int or seat not in (0, 1):
+                raise ValueError(f"seat must be the integer 0 or 1, got {brief(seat)}")
             self.resigned = seat
+            self.changes += 1
 
     def swap(self) -> None:
         """The two seats change players (a person takes the agent's side)."""
@@ -261,6 +415,7 @@ class Session:
             self.seats.reverse()
             self.agents.reverse()
             self.record.players.reverse()
+            self.changes += 1
 
     def hint(self) -> dict[str, Any]:
         """The value of every legal move for the player to move.
@@ -283,7 +438,8 @@ class Session:
                                   for a in game.legal_actions(state)]}
             except ValueError:
                 pass                        # a phase the solver does not cover
-        search = MCTSAgent(HINT_SIMULATIONS, rng=self.rng)
+        search = MCTSAgent(HINT_SIMULATIONS, None if self.limits is None else self.limits.seconds,
+                           rng=self.rng)
         visits = search.visit_counts(search.search(game, state))
         total = sum(visits.values()) or 1
         return {"source": f"mcts:{HINT_SIMULATIONS}",
@@ -299,7 +455,13 @@ class Session:
         return mover
 
     def _move(self, mover: int, action: int, evaluation: str) -> None:
+        if self.limits is not None and (self.footprint() + MOVE_BYTES
+                                        > self.limits.session_bytes):
+            raise TooLarge(f"this game holds {len(self.record.moves)} moves, about "
+                           f"{self.footprint() >> 10} KiB, the most this server keeps per "
+                           "game: download its record (tris-envs replay shows it)")
         after = self.game.apply(self.state, action)       # IllegalActionError says why
+        self.changes += 1
         self.history.append(_Ply(self.state, len(self.record.moves), self.evaluation))
         self._append(mover, action, after)
         self.evaluation = evaluation
@@ -320,10 +482,11 @@ class Session:
             self._append(CHANCE, outcome, self.game.apply(self.state, outcome))
 
 
-def _agents(game: Game, seats: tuple[str, str] | list[str],
-            rng: np.random.Generator) -> list[Agent | None]:
+def _agents(game: Game, seats: tuple[str, str] | list[str], rng: np.random.Generator,
+            limits: Limits | None = None) -> list[Agent | None]:
     """The agents of the seats, their networks loaded now so a missing file is reported
-    when the game is set up, not at the agent's first move."""
+    when the game is set up, not at the agent's first move; with ``limits``, specs and
+    budgets they refuse are refused and the searches get their deadline."""
     if len(seats) != 2 or not all(isinstance(seat, str) for seat in seats):
         raise ValueError(f"seats must be two of 'human' or an agent spec, got {brief(seats)}")
     agents: list[Agent | None] = []
@@ -331,10 +494,12 @@ def _agents(game: Game, seats: tuple[str, str] | list[str],
         if seat == HUMAN:
             agents.append(None)
             continue
-        agent = make_agent(seat, rng)
+        agent = make_agent(seat if limits is None else limits.admit(seat), rng)
         for load in ("policy_for", "network_for"):
             if hasattr(agent, load):
                 getattr(agent, load)(game)
+        if limits is not None:
+            limits.cap(agent, game)
         agents.append(agent)
     return agents
 

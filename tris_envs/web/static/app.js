@@ -13,9 +13,9 @@ let paused = false;
 
 async function call(method, url, body) {
   const options = { method, headers: {} };
-  if (body !== undefined) {
+  if (method === "POST") {        // the server refuses a POST that is not JSON
     options.headers["Content-Type"] = "application/json";
-    options.body = JSON.stringify(body);
+    options.body = JSON.stringify(body === undefined ? {} : body);
   }
   const response = await fetch(url, options);
   const data = await response.json();
