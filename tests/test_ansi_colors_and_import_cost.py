@@ -89,8 +89,8 @@ def test_explicit_color_argument_overrides_the_environment(plain_stdout):
 
 
 def test_import_tris_envs_stays_free_of_gymnasium_and_pettingzoo():
-    """The reason Gymnasium's ids are registered by ``import tris_envs.envs`` (the quick
-    start says so): registering on ``import tris_envs`` would import Gymnasium."""
+    """``import tris_envs`` registers Gymnasium's ids only where Gymnasium is imported
+    (tests/test_gym_registration.py); alone it imports neither library."""
     code = ("import sys, tris_envs\n"
             "print(sorted(m for m in ('gymnasium', 'pettingzoo', 'torch') if m in sys.modules))\n"
             "import tris_envs.envs, gymnasium\n"

@@ -6,10 +6,19 @@ Environment modules follow PettingZoo's layout::
     env = tant_fant_v0.env(render_mode="ansi", stalemate="loss")
 
 Importing ``tris_envs`` itself is light: the rules cores (:mod:`tris_envs.games`,
-:func:`make_game`) need neither PettingZoo, Gymnasium nor PyTorch. Importing any
-environment module (or :mod:`tris_envs.envs`) registers every environment in PettingZoo's
-registry as ``tris_envs/<name>-v0`` and the single-agent views in Gymnasium's as
-``tris_envs/TantFant-v0`` and so on.
+:func:`make_game`) need neither PettingZoo, Gymnasium nor PyTorch. It registers the
+single-agent views in Gymnasium's registry as ``tris_envs/TantFant-v0`` and so on, at once
+where Gymnasium is imported, else when it is (Gymnasium's pattern for third-party
+packages)::
+
+    import gymnasium as gym
+    import tris_envs
+
+    gym.register_envs(tris_envs)
+    env = gym.make("tris_envs/TantFant-v0", opponent="greedy")
+
+Importing any environment module (or :mod:`tris_envs.envs`) registers every environment in
+PettingZoo's registry as ``tris_envs/<name>-v0`` as well.
 """
 
 from __future__ import annotations
@@ -19,6 +28,7 @@ from typing import Any
 
 from tris_envs.core.errors import IllegalActionError
 from tris_envs.games import GAMES, game_spec, make_game
+from tris_envs.registration import register_with_gymnasium
 
 # The version is written once, in pyproject.toml; the installed metadata is read on first
 # use of ``tris_envs.__version__`` (importlib.metadata is kept out of ``import tris_envs``).
@@ -26,6 +36,8 @@ __version__: str
 __all__ = ["GAMES", "IllegalActionError", "make_env", "make_game", "__version__"]
 
 _ENV_MODULES = {spec.env_name for spec in GAMES.values()}
+
+register_with_gymnasium()
 
 
 def make_env(name: str, **kwargs: Any) -> Any:

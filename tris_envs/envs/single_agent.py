@@ -15,7 +15,7 @@ The environment runs on the rules core directly (no AEC loop): one immutable gam
 Gymnasium generator ``np_random`` for the seat, the setup and the dice, and truncation after
 ``max_moves`` plies of both players, as in the PettingZoo environments.
 
-:func:`~tris_envs.envs.registration.register_gymnasium` registers ``tris_envs/TantFant-v0``,
+:func:`~tris_envs.registration.register_gymnasium` registers ``tris_envs/TantFant-v0``,
 ``tris_envs/Tris1-v0``, ... for ``gymnasium.make``.
 """
 

@@ -1,0 +1,104 @@
+"""Registration of every game of the registry with PettingZoo and Gymnasium.
+
+Importing this module imports neither library; each function imports its own.
+``import tris_envs`` calls :func:`register_with_gymnasium`: Gymnasium's ids are registered
+at once where Gymnasium is imported already, else as soon as it is, so Gymnasium's own
+pattern for third-party packages works in either order::
+
+    import gymnasium as gym
+    import tris_envs
+
+    gym.register_envs(tris_envs)      # a no-op that names the import as used
+    env = gym.make("tris_envs/TantFant-v0", opponent="greedy")
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, cast
+
+from tris_envs.games import GAMES
+
+if TYPE_CHECKING:
+    from importlib.abc import Loader
+
+
+def register_pettingzoo() -> None:
+    """Register every environment as ``tris_envs/<name>-v<version>`` in PettingZoo's registry.
+
+    PettingZoo >= 1.26 has a registry (``pettingzoo.make("aec", "tris_envs/tant_fant-v0")``);
+    with older versions this does nothing. Calling it again does nothing.
+    """
+    import pettingzoo
+
+    if not hasattr(pettingzoo, "register"):
+        return
+    registered = getattr(pettingzoo, "aec_registry", {})
+    for spec in GAMES.values():
+        if spec.pettingzoo_id not in registered:
+            pettingzoo.register("aec", spec.pettingzoo_id, entry_point=f"{spec.env_module}:env")
+
+
+def register_gymnasium() -> None:
+    """Register the single-agent view of every game with Gymnasium.
+
+    Ids are :attr:`~tris_envs.games.GameSpec.gymnasium_id` (``tris_envs/TantFant-v0``,
+    ``tris_envs/Tris1-v0``, ...); ``gymnasium.make`` passes its keyword arguments
+    (opponent, seat, render mode, game options) to
+    :class:`~tris_envs.envs.single_agent.SingleAgentEnv`, and
+    ``gymnasium.make_vec(id, num_envs, vectorization_mode="vector_entry_point", ...)`` to
+    :class:`~tris_envs.envs.vector.SingleAgentVectorEnv` (the other vectorization modes
+    wrap single-agent environments). Calling it again does nothing.
+    """
+    import gymnasium
+
+    for spec in GAMES.values():
+        if spec.gymnasium_id not in gymnasium.registry:
+            gymnasium.register(spec.gymnasium_id,
+                               entry_point="tris_envs.envs.single_agent:SingleAgentEnv",
+                               vector_entry_point="tris_envs.envs.vector:SingleAgentVectorEnv",
+                               kwargs={"game_env": spec.name})
+
+
+def register_with_gymnasium() -> None:
+    """:func:`register_gymnasium` now if Gymnasium is imported, else once it is imported
+    (an import hook that leaves ``sys.meta_path`` when Gymnasium loads)."""
+    if "gymnasium" in sys.modules:
+        register_gymnasium()
+    elif not any(isinstance(finder, _AfterGymnasium) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _AfterGymnasium())
+
+
+class _AfterGymnasium:
+    """A finder that finds nothing itself: when ``gymnasium`` is about to be imported it
+    leaves ``sys.meta_path``, lets the other finders find it, and has its loader call
+    :func:`register_gymnasium` once the module has run."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> ModuleSpec | None:
+        if name != "gymnasium":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.loader is not None:
+            spec.loader = cast("Loader", _RegisteringLoader(spec.loader))
+        return spec
+
+
+class _RegisteringLoader:
+    """``gymnasium``'s own loader, then :func:`register_gymnasium`."""
+
+    def __init__(self, loader: Any) -> None:
+        self.loader = loader
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        self.loader.exec_module(module)
+        register_gymnasium()
+
+    def __getattr__(self, name: str) -> Any:      # get_resource_reader, is_package, ...
+        return getattr(self.loader, name)
