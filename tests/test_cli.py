@@ -29,8 +29,10 @@ def spawn(*args: str) -> pexpect.spawn:
 
 
 def test_play_a_whole_game_in_a_terminal():
-    child = spawn("play", "tris1", "--opponent", "solver", "--first", "--seed", "3")
-    child.expect("you play seat 0 \\(first\\) against solver")
+    child = spawn("play", "tris1", "--opponent", "solver", "--first", "--seed", "3",
+                  "--no-warn")                  # tests/test_terminal_play.py: the warnings
+    child.expect("you play X \\(seat 0, moving first\\) against solver")
+    child.expect("this start is a draw")
     child.expect(PROMPT)
     child.sendline("zz")
     child.expect("Not played: 'zz' is not a move; legal moves: 0,0; 0,1; ")

@@ -9,6 +9,15 @@ line shows the last move, in the same notation; the longer descriptions the boar
 (Doppia scelta's ``turn right (red)``) are accepted too. Commands: ``moves``, ``hint``,
 ``help``, ``quit``. In a terminal the prompt has line editing and history (``readline``),
 and the final status line (the result, with the winning line) is printed in bold.
+
+The session names the person's seat (White, X, ...) and, where the exact solver covers the
+start (Tant Fant, Tris 1, Doppia scelta's moves), its value under perfect play. ``hint``
+lists every legal move with its value, the best first (:func:`move_values`): by the solver
+its result under perfect play (``win in 5 plies``, ``draw``, ``loss in 8 plies``), else by
+an MCTS search of :data:`HINT_SIMULATIONS` simulations its mean return and share of the
+visits. A move that gives up the position's value by the solver is played only when typed
+a second time, after a warning that names the moves keeping it (``warn=False``,
+``tris-envs play --no-warn``: played at once).
 """
 
 from __future__ import annotations
@@ -16,34 +25,136 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from tris_envs.agents import MCTSAgent, SolverAgent, make_agent
+from tris_envs.agents import MCTSAgent, make_agent
+from tris_envs.agents.solver_agent import solution_for
 from tris_envs.core.game import TERMINAL, Game, resolve_chance, seeded_generator
 from tris_envs.games import GAMES
+from tris_envs.games.doppia_scelta import PLAYER_NAMES as DOPPIA_SCELTA_NAMES
+from tris_envs.games.tant_fant import COLOR_NAMES as TANT_FANT_COLORS
+from tris_envs.games.tris1 import SYMBOLS as TRIS1_SYMBOLS
+from tris_envs.games.tris2 import PLAYER_NAMES as TRIS2_NAMES
+from tris_envs.games.tritoc import COLOR_NAMES as TRITOC_COLORS
 
-HELP = ("Type a move ({example}), or: moves (list the legal moves), hint (suggest a move), "
-        "help, quit.")
+HELP = ("Type a move ({example}), or: moves (list the legal moves), hint (every legal "
+        "move's value), help, quit.")
 HINT_SIMULATIONS = 2000
 _BOLD, _RESET = "\x1b[1m", "\x1b[0m"
 
+SEAT_NAMES: dict[str, tuple[str, str]] = {
+    "tris2": TRIS2_NAMES, "tris1": TRIS1_SYMBOLS, "tant_fant": TANT_FANT_COLORS,
+    "doppia_scelta": DOPPIA_SCELTA_NAMES, "tritoc": TRITOC_COLORS}
+"""The name of each seat, by game, as its board and status line show it."""
 
-def hint(game: Game, state: Any, rng: np.random.Generator) -> tuple[int, str]:
-    """The best move by the exact solver where one exists, else by MCTS; and who said so."""
+
+@dataclass(frozen=True)
+class MoveValue:
+    """What one legal move is worth to the player who makes it.
+
+    Attributes:
+        action: The move.
+        name: Its short notation (:meth:`~tris_envs.core.game.Game.action_name`).
+        value: By the solver: the result under perfect play after it, +1, 0 or -1; by the
+            search: its mean return in [-1, 1].
+        plies: By the solver: plies to the end under perfect play, this move included
+            (``-1``: a draw). By the search: ``-1``.
+        share: By the search: its share of the root's visits; by the solver ``None``.
+    """
+
+    action: int
+    name: str
+    value: float
+    plies: int = -1
+    share: float | None = None
+
+    def text(self) -> str:
+        """``win in 3 plies``, ``draw``, ``loss in 8 plies``; or the search's
+        ``value +0.32, 41% of the visits``."""
+        if self.share is None:
+            return solved_text(int(self.value), self.plies)
+        return f"value {self.value:+.2f}, {self.share:.0%} of the visits"
+
+
+def solved_text(value: int, plies: int) -> str:
+    """``"win in 3 plies"``, ``"draw"``, ``"loss in 4 plies"`` (``plies`` -1: none given)."""
+    outcome = {1: "win", 0: "draw", -1: "loss"}[value]
+    return outcome if value == 0 or plies < 0 else f"{outcome} in {plies} plies"
+
+
+def move_values(game: Game, state: Any, rng: np.random.Generator) -> tuple[str, list[MoveValue]]:
+    """Every legal move's value for the player to move, in legal-action order, and who
+    judged them: ``"solver"`` where the exact solver covers the position, else an MCTS
+    search of :data:`HINT_SIMULATIONS` simulations (``"mcts:2000"``)."""
     if GAMES[game.info.name].solvable:
-        try:
-            return SolverAgent(rng).act(game, state), "solver"
-        except ValueError:
-            pass
-    return MCTSAgent(HINT_SIMULATIONS, rng=rng).act(game, state), f"mcts:{HINT_SIMULATIONS}"
+        with contextlib.suppress(ValueError):       # a phase the solver does not cover
+            return "solver", [solved_move(game, state, a) for a in game.legal_actions(state)]
+    search = MCTSAgent(HINT_SIMULATIONS, rng=rng)
+    children = {child.action: child for child in search.search(game, state).children}
+    total = sum(child.visits for child in children.values()) or 1
+    moves = []
+    for action in game.legal_actions(state):
+        child = children.get(action)
+        moves.append(MoveValue(action, game.action_name(state, action),
+                               child.value if child else 0.0,
+                               share=child.visits / total if child else 0.0))
+    return f"mcts:{HINT_SIMULATIONS}", moves
+
+
+def solved_move(game: Game, state: Any, action: int) -> MoveValue:
+    """``action``'s result under perfect play for the player to move in ``state``.
+
+    Raises:
+        ValueError: the solver does not cover the position after it.
+    """
+    mover = game.current_player(state)
+    child = game.apply(state, action)
+    if game.current_player(child) == TERMINAL:
+        value = int(np.sign(game.returns(child)[mover]))
+        plies = 1 if value else -1
+    else:
+        solution, lookup = solution_for(game, child)
+        value = solution.value(lookup, mover)
+        plies = int(solution.plies[solution.row(lookup)])
+        plies = plies + 1 if plies >= 0 else plies
+    return MoveValue(int(action), game.action_name(state, action), value, plies)
+
+
+def best_first(moves: list[MoveValue]) -> list[MoveValue]:
+    """The moves from the best: by value (a win sooner, a loss later), or by visits."""
+    def rank(move: MoveValue) -> tuple[float, float]:
+        if move.share is not None:
+            return (-move.share, -move.value)
+        plies = move.plies if move.plies >= 0 else 0
+        return (-move.value, plies if move.value > 0 else -plies)
+    return sorted(moves, key=rank)
+
+
+def hint_lines(game: Game, state: Any, rng: np.random.Generator) -> list[str]:
+    """The ``hint`` command's answer: the best move first, then every legal move's value."""
+    source, moves = move_values(game, state, rng)
+    moves = best_first(moves)
+    seat = SEAT_NAMES[game.info.name][game.current_player(state)]
+    how = ("under perfect play" if source == "solver"
+           else "the search's mean return and share of its visits")
+    lines = [f"hint ({source}): {moves[0].name}; every move for {seat}, {how}:"]
+    width = max(len(move.name) for move in moves)
+    lines += [f"  {move.name:<{width}}  {move.text()}" for move in moves]
+    return lines
 
 
 def play_session(game: Game, opponent: str, human_seat: int, seed: int | None = None,
                  read: Callable[[str], str] = input,
-                 write: Callable[[str], None] = print) -> int:
+                 write: Callable[[str], None] = print, warn: bool = True) -> int:
     """Run one game between a person (``human_seat``) and the ``opponent`` agent spec.
+
+    The session names the person's seat and, where the exact solver covers the start, its
+    value under perfect play. With ``warn``, a move that gives up the value of the position
+    (by the solver) is not played at once: the session says what it gives up and plays it
+    when it is typed again.
 
     Returns the person's result: +1, 0 (draw, truncation or quit) or -1.
     """
@@ -58,15 +169,21 @@ def play_session(game: Game, opponent: str, human_seat: int, seed: int | None = 
             getattr(agent, load)(game)
     state = resolve_chance(game, game.initial_state(rng), rng)
     names = {human_seat: "you", 1 - human_seat: agent.name}
-    write(f"{game.info.name}: you play seat {human_seat} "
-          f"({'first' if human_seat == 0 else 'second'}) against {agent.name}.")
+    seat = SEAT_NAMES[game.info.name][human_seat]
+    write(f"{game.info.name}: you play {seat} (seat {human_seat}, moving "
+          f"{'first' if human_seat == 0 else 'second'}) against {agent.name}.")
+    start = _solved_value(game, state, human_seat)
+    if start is not None:
+        value, plies = start
+        write(f"With perfect play on both sides this start is "
+              f"{_for_you(value, plies)} (the exact solver).")
     plies = 0
     while game.current_player(state) != TERMINAL and plies < game.info.max_moves:
         write("")
         write(game.render_text(state))
         player = game.current_player(state)
         if player == human_seat:
-            action = _ask(game, state, rng, read, write)
+            action = _ask(game, state, rng, read, write, warn)
             if action is None:
                 write("You left the game.")
                 return 0
@@ -90,11 +207,57 @@ def play_session(game: Game, opponent: str, human_seat: int, seed: int | None = 
     return result
 
 
+def _solved_value(game: Game, state: Any, player: int) -> tuple[int, int] | None:
+    """``state``'s value for ``player`` under perfect play and the plies to the end, where
+    the exact solver covers it; else ``None``."""
+    if not GAMES[game.info.name].solvable:
+        return None
+    try:
+        solution, lookup = solution_for(game, state)
+    except ValueError:                              # a phase the solver does not cover
+        return None
+    return solution.value(lookup, player), int(solution.plies[solution.row(lookup)])
+
+
+def _for_you(value: int, plies: int) -> str:
+    """``"a draw"``, ``"a win for you in 7 plies"``, ``"a loss for you in 8 plies"``."""
+    if value == 0:
+        return "a draw"
+    return f"a {'win' if value > 0 else 'loss'} for you" + (f" in {plies} plies"
+                                                           if plies >= 0 else "")
+
+
+def _warning(game: Game, state: Any, action: int) -> str | None:
+    """What ``action`` gives up by the solver (the position's value for the mover is lost
+    with it), with the moves that keep it; ``None`` if it keeps the value or the solver
+    does not cover the position."""
+    mover = game.current_player(state)
+    now = _solved_value(game, state, mover)
+    if now is None:
+        return None
+    try:
+        move = solved_move(game, state, action)
+    except ValueError:
+        return None
+    if move.value >= now[0]:
+        return None
+    keep = [game.action_name(state, a) for a in game.legal_actions(state)
+            if solved_move(game, state, a).value == now[0]]
+    kept = "the win" if now[0] > 0 else "the draw"
+    after = ("it draws" if move.value == 0 else "it loses"
+             + (f" in {move.plies} plies" if move.plies >= 0 else ""))
+    return (f"{move.name} gives up {kept}: against perfect play {after}. Moves that keep "
+            f"{kept}: {'; '.join(keep)}. Type {move.name} again to play it anyway.")
+
+
 def _ask(game: Game, state: Any, rng: np.random.Generator, read: Callable[[str], str],
-         write: Callable[[str], None]) -> int | None:
-    """Read commands until the person names a legal move (``None``: quit or end of input)."""
+         write: Callable[[str], None], warn: bool = True) -> int | None:
+    """Read commands until the person names a legal move (``None``: quit or end of input);
+    with ``warn``, a move that gives up the position's value is played once it is named
+    twice in a row (commands between the two allowed)."""
     legal = game.legal_actions(state)
     example = game.action_name(state, legal[0])
+    warned: int | None = None
     if read is input:
         with contextlib.suppress(ImportError):      # not on Windows
             import readline  # noqa: F401  (line editing and history for input())
@@ -114,11 +277,16 @@ def _ask(game: Game, state: Any, rng: np.random.Generator, read: Callable[[str],
         elif command == "moves":
             write("legal moves: " + game.legal_names(state))
         elif command == "hint":
-            action, source = hint(game, state, rng)
-            write(f"hint ({source}): {game.action_name(state, action)}")
+            for line in hint_lines(game, state, rng):
+                write(line)
         else:
             try:
-                return game.parse_action(state, text)
+                action = game.parse_action(state, text)
             except ValueError as error:
                 write(f"Not played: {error}")
-
+                continue
+            warning = _warning(game, state, action) if warn and action != warned else None
+            if warning is None:
+                return action
+            write(f"Not played yet: {warning}")
+            warned = action
