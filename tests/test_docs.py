@@ -51,12 +51,147 @@ def png_size(path: Path) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
-# ----- fast checks: the README and the picture script ---------------------------------------------
+# ----- fast checks: the user docs' tables and commit ids, the README, the picture script ---------
+USER_DOCS = sorted(DOCS.glob("*.md")) + sorted((DOCS / "games").glob("*.md")) + [README]
+WORD_LIMIT = 40                  # words in one table cell
+HEX = re.compile(r"(?<![0-9A-Za-z_])[0-9a-f]{7,40}(?![0-9A-Za-z_])")
+
+
+def table_cells(line: str) -> list[str]:
+    """The cells of a Markdown table row (a ``|`` inside backticks or escaped is text)."""
+    cells, cell, code, escaped = [], "", False, False
+    for char in line.strip().strip("|"):
+        if char == "|" and not code and not escaped:
+            cells.append(cell)
+            cell = ""
+            continue
+        code = not code if char == "`" else code
+        escaped = char == "\\"
+        cell += char
+    return cells + [cell]
+
+
+@functools.cache
+def git_commits() -> set[str] | None:
+    """The repository's commit ids, full, or None outside a git checkout (an unpacked sdist)."""
+    try:
+        listed = subprocess.run(["git", "-C", str(ROOT), "rev-list", "--all"],
+                                capture_output=True, text=True, timeout=60)
+    except OSError:
+        return None
+    return set(listed.stdout.split()) if listed.returncode == 0 else None
+
+
+def is_commit_id(token: str) -> bool:
+    """A hex token of 7-40 characters with a digit and a letter that names a commit (outside a
+    checkout, any such token counts)."""
+    if not (re.search(r"[0-9]", token) and re.search(r"[a-f]", token)):
+        return False
+    commits = git_commits()
+    return commits is None or any(c.startswith(token) for c in commits)
+
+
+def doc_problems(text: str) -> list[str]:
+    """What the user docs may not hold: a table cell over WORD_LIMIT words, a commit id."""
+    problems = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith("|"):
+            for cell in table_cells(line):
+                if len(cell.split()) > WORD_LIMIT:
+                    problems.append(f"line {number}: a table cell of {len(cell.split())} words "
+                                    f"({cell.split()[:6]}...)")
+        problems += [f"line {number}: commit id {token}" for token in HEX.findall(line)
+                     if is_commit_id(token)]
+    return problems
+
+
+@pytest.mark.parametrize("path", USER_DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_user_docs_have_short_table_cells_and_no_commit_ids(path):
+    problems = doc_problems(path.read_text(encoding="utf-8"))
+    assert not problems, f"{path.relative_to(ROOT)} (past experiments go to docs/notes/):\n" + \
+        "\n".join(problems)
+
+
+def a_commit_id() -> str:
+    """A short id of one of the repository's commits (a made-up one outside a checkout)."""
+    commits = git_commits() or {"93b9efd"}
+    return next(c[:7] for c in sorted(commits) if is_commit_id(c[:7]))
+
+
+@pytest.mark.parametrize(("planted", "found"), [
+    ("| game | " + " ".join(["word"] * (WORD_LIMIT + 1)) + " |",
+     [f"line 1: a table cell of {WORD_LIMIT + 1} words ({['word'] * 6}...)"]),
+    ("| game | " + " ".join(["word"] * WORD_LIMIT) + " |", []),
+    ("text\nas changed by COMMIT, since", ["line 2: commit id COMMIT"]),
+    ("| `a | b` | " + " ".join(["word"] * (WORD_LIMIT - 2)) + " |", []),   # a pipe in code
+    ("1000000 moves, 3.67x, the words defaced and facade", []),
+], ids=["long cell", "cell at the limit", "commit id", "pipe in code", "numbers and words"])
+def test_the_docs_check_finds_what_is_planted(planted, found):
+    commit = a_commit_id()
+    assert doc_problems(planted.replace("COMMIT", commit)) == [
+        problem.replace("COMMIT", commit) for problem in found]
+
+
+def test_hex_that_names_no_commit_passes_in_a_checkout():
+    if git_commits() is None:
+        pytest.skip("not a git checkout: every such token counts as a commit id")
+    assert doc_problems("digest 0000000000abcdef0000") == []
+
+
+def test_table_cells_keep_pipes_in_code_and_escaped_ones():
+    assert table_cells("| `a | b` | c \\| d | e |") == [" `a | b` ", " c \\| d ", " e "]
+
+
+GAME_NAMES = ["Tris 2", "Tris 1", "Tant Fant", "Doppia scelta", "Tritoc"]
+
+
 def test_readme_is_a_landing_page():
-    lines = README.read_text(encoding="utf-8").splitlines()
-    assert len(lines) <= 300, f"README.md has {len(lines)} lines; the details belong in docs/"
+    """What it is, the five games' pictures and the two commands on the first screen; then one
+    table row per game with its strongest shipped agent; no timings (they live in docs/)."""
+    text = README.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert len(lines) <= 150, f"README.md has {len(lines)} lines; the details belong in docs/"
     first_screen = "\n".join(lines[:25])
     assert "make demo" in first_screen and "make test" in first_screen
+    pictures = re.findall(r'<img [^>]*src="docs/pictures/(\w+)\.png"', first_screen)
+    assert pictures == GAMES, f"the first screen shows {pictures}, not the five games"
+    rows = [line for line in lines if re.match(r"\| \[[^]]+\]\(docs/games/(?!index)", line)]
+    assert [re.match(r"\| \[([^]]+)\]", row).group(1) for row in rows] == [
+        "Tris 1", "Tant Fant", "Doppia scelta", "Tris 2", "Tritoc"]
+    assert all("%" in row and "`az" in row for row in rows), rows
+    timings = re.findall(r"\b\d[\d,.]* ?(?:s|min|minutes|seconds|ms)\b(?! *[/(])", text)
+    assert not timings, f"README.md quotes timings {timings}: they belong in docs/"
+
+
+# the README's table: (record in docs/results/, the match's command ends with, its score)
+README_FIGURES = [
+    ("tant_fant_az.json", "eval tant_fant az solver --games 400 --metrics --processes 2",
+     "50.0%"),
+    ("doppia_scelta_az.json", "eval doppia_scelta az solver --games 200 --seed 0 --metrics "
+     "--processes 2", "48.5%"),
+    ("tris2_az.json", "eval tris2 az mcts:100:decisive --games 200 --seed 0 --metrics "
+     "--processes 2", "50.0%"),
+    ("tris2_max_side4_az.json", "az mcts:100:decisive --games 200 --seed 0 --metrics "
+     "--processes 2 --option max_side=4", "64.8%"),
+    ("tritoc_az.json", "eval tritoc az mcts:1000 --games 200 --seed 0 --processes 2", "60.0%"),
+]
+
+
+def test_readme_figures_come_from_committed_records():
+    text = README.read_text(encoding="utf-8")
+    table = text.split("## The games")[1].split("## Next")[0]
+    for record, command, score in README_FIGURES:
+        assert f"`{record}`" in table, f"the README does not name {record}"
+        matches = json.loads((DOCS / "results" / record).read_text())["matches"]
+        found = [m for m in matches if m["command"].endswith(command)]
+        assert len(found) == 1 and found[0]["score"] == score, (record, command, found)
+        assert score in table
+    assert "`tris1_round_robin.md`" in table
+    tris1 = [table_cells(line) for line in
+             (DOCS / "results" / "tris1_round_robin.md").read_text().splitlines()
+             if line.startswith("| agent |") or line.startswith("| az |")]
+    header, az = ([cell.strip() for cell in row] for row in tris1)
+    assert az[header.index("solver")] == "50.0%"
 
 
 def test_readme_links_and_pictures_exist():

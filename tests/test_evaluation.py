@@ -291,7 +291,7 @@ def test_records_replay_tant_fant_with_repetition_draws():
 
 
 def test_strength_order_at_a_fixed_seed():
-    """The README's Tant Fant round robin in small: the order of the baselines holds."""
+    """docs/results.md's Tant Fant round robin in small: the order of the baselines holds."""
     game = TantFant()
     strong = play_match(game, "mcts:1000", "mcts:100", n_games=12, seed=0)
     assert strong.score > 0.7
