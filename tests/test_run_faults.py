@@ -602,3 +602,171 @@ def test_doppia_scelta_takes_a_flat_board_as_documented():
     text = (Path(__file__).resolve().parent.parent / "docs" / "games" /
             "doppia_scelta.md").read_text()
     assert "rejected with a hint" not in text and "25 letters in reading order" in text
+
+
+# ----- files rewritten whole, journals locked, write errors (tris_envs.durable) ----------
+def test_a_file_rewritten_whole_is_the_old_one_until_the_new_one_is_complete(tmp_path,
+                                                                              monkeypatch):
+    import errno
+    import os
+
+    from tris_envs import durable
+
+    path = tmp_path / "progress.csv"
+    durable.write_text(path, "old\n")
+    with pytest.raises(RuntimeError), durable.replaced(path) as file:
+        file.write("half of the new")
+        raise RuntimeError("killed here")
+    assert path.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == [path.name]
+
+    def full(handle):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OSError, match="No space left on device: .*progress.csv"):
+        durable.write_text(path, "new\n")
+    assert path.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == [path.name]
+
+
+def test_ctrl_c_and_sigterm_wait_for_the_bookkeeping_then_stop_the_run():
+    import os
+
+    from tris_envs.durable import Terminated, deferred_interrupts, sigterm_as_interrupt
+
+    done = []
+    with pytest.raises(Terminated), sigterm_as_interrupt():
+        with deferred_interrupts():
+            os.kill(os.getpid(), signal.SIGTERM)
+            done.append("the row after the state")
+        done.append("never")
+    assert done == ["the row after the state"]
+    with pytest.raises(KeyboardInterrupt) as interrupt, deferred_interrupts():
+        signal.raise_signal(signal.SIGINT)
+        done.append("the count after the state")
+    assert not isinstance(interrupt.value, Terminated) and done[-1] == "the count after the state"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_resume_replaces_the_journal_whole_and_a_failed_rewrite_keeps_it(tmp_path,
+                                                                         monkeypatch):
+    import os
+
+    game, journal = make_game("tris1"), tmp_path / "j.jsonl"
+    whole = play_match(game, "random", "greedy", n_games=4, seed=1, records=journal)
+    lines = journal.read_bytes().splitlines(keepends=True)
+    journal.write_bytes(b"".join(lines[:3]) + lines[3][:20])       # a line cut short
+    kept = journal.read_bytes()
+
+    def full(handle):
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "fsync", full)
+        with pytest.raises(OSError, match=r"cannot write the journal .*j.jsonl' \(No space "
+                                          r"left on device\): it is unchanged"):
+            play_match(game, "random", "greedy", n_games=4, seed=1, records=journal,
+                       resume=True)
+    assert journal.read_bytes() == kept and sorted(p.name for p in tmp_path.iterdir()) == [
+        "j.jsonl"]
+    assert play_match(game, "random", "greedy", n_games=4, seed=1, records=journal,
+                      resume=True) == whole
+    assert journal.read_bytes().splitlines() == b"".join(lines).splitlines()
+
+
+def test_a_second_run_on_a_journal_being_written_is_refused(tmp_path, capsys):
+    journal = tmp_path / "games.jsonl"
+    argv = ["eval", "tris1", "random", "greedy", "--games", "4", "--records", str(journal)]
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from tris_envs.durable import exclusive\n"
+         "with exclusive(sys.argv[1], 'the journal'):\n print('held', flush=True)\n"
+         " time.sleep(60)", str(journal)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        for extra in ([], ["--force"], ["--resume"]):
+            status, out, err = run_cli(argv + extra, capsys)
+            line = error_line(err, "eval")
+            assert status == 2 and out == "" and "is being written by another run" in line
+            assert not journal.exists()
+        with pytest.raises(ValueError, match="is being written by another run"):
+            play_match(make_game("tris1"), "random", "greedy", n_games=4, seed=0,
+                       records=journal)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert run_cli(argv, capsys)[0] == 0                       # the holder is gone
+    assert len(journal.read_bytes().splitlines()) == 5
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.jsonl"]   # no lock left
+
+
+def _full_disk_after(monkeypatch, games):
+    """Appends to a journal fail with ENOSPC once ``games`` games were appended."""
+    from tris_envs.evaluation import journal
+
+    real_open, appended = Path.open, []
+
+    class Full:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def write(self, text):
+            raise OSError(28, "No space left on device")
+
+    def open_(path, mode="r", *args, **kwargs):
+        if mode == "a" and path.suffix == ".jsonl":
+            if len(appended) >= games:
+                return Full()
+            appended.append(path)
+        return real_open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(journal.Path, "open", open_)
+
+
+def test_a_full_disk_names_the_journal_what_it_keeps_and_how_to_resume(tmp_path, capsys,
+                                                                       monkeypatch):
+    journal = tmp_path / "games.jsonl"
+    argv = ["eval", "tris1", "random", "greedy", "--games", "6", "--records", str(journal)]
+    with monkeypatch.context() as patch:
+        _full_disk_after(patch, 2)
+        status, out, err = run_cli(argv, capsys)
+    line = error_line(err, "eval")
+    assert status == 2 and out == ""
+    assert (f"cannot write to the journal {str(journal)!r} (No space left on device): its 2 "
+            f"finished games are kept; make room, then continue with --records {journal} "
+            "--resume") in line
+    assert len(journal.read_bytes().splitlines()) == 3
+    status, out, _ = run_cli(argv + ["--resume"], capsys)
+    assert status == 0
+    assert out == run_cli(["eval", "tris1", "random", "greedy", "--games", "6"], capsys)[1]
+    with monkeypatch.context() as patch:                   # without --records: kept too
+        _full_disk_after(patch, 1)
+        status, _, err = run_cli(argv[:6], capsys)
+    temporary = Path(re.search(r"journal '([^']+)'", error_line(err, "eval")).group(1))
+    try:
+        assert status == 2 and "its 1 finished games are kept" in err
+        assert len(temporary.read_bytes().splitlines()) == 2
+    finally:
+        temporary.unlink()
+
+
+# ----- the replay page's inline data ----------------------------------------------------
+def test_names_that_look_like_html_cannot_break_the_replay_page(tmp_path):
+    pytest.importorskip("pygame")
+    from tris_envs.replay import script_json, write_html
+
+    names = ["<!--<script>", "</script><b>x</b>&amp;\u2028\u2029"]
+    game = make_game("tris1")
+    record = play_match(game, "random", "greedy", n_games=1, seed=0,
+                        keep_records=True).records[0]
+    record.players = tuple(names)
+    page = write_html([record], tmp_path / "page.html", title="</title>__DATA__")
+    text = page.read_text()
+    line = re.search(r"const GAMES = (.*);\n", text).group(1)
+    for unsafe in ("<", ">", "&", "\u2028", "\u2029"):
+        assert unsafe not in line, unsafe
+    assert text.count("<script>") == 1 and text.count("</script>") == 1
+    assert json.loads(line)[0]["players"] == names
+    assert "<title>&lt;/title&gt;__DATA__</title>" in text
+    assert json.loads(script_json({"a": "<&>\u2028"})) == {"a": "<&>\u2028"}

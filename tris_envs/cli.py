@@ -382,6 +382,7 @@ def _journal(args: argparse.Namespace, games: int) -> Iterator[Path]:
     """The journal file of an ``eval`` / ``tournament`` run (a temporary one unless
     ``--records`` names one, removed unless the run was interrupted); notes a capped pool."""
     from tris_envs.evaluation import pool_size
+    from tris_envs.evaluation.journal import JournalWriteError
     from tris_envs.machine import usable_cpus
 
     if args.resume and not args.records:
@@ -402,9 +403,9 @@ def _journal(args: argparse.Namespace, games: int) -> Iterator[Path]:
     interrupted = False
     try:
         yield args.journal
-    except KeyboardInterrupt:
-        # the note on stderr tells where the finished games are; a temporary journal
-        # without even its header line holds nothing to resume
+    except (KeyboardInterrupt, JournalWriteError):
+        # the note on stderr (the error) tells where the finished games are; a temporary
+        # journal without even its header line holds nothing to resume
         interrupted = bool(args.records) or _holds_header(args.journal)
         raise
     finally:

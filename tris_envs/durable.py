@@ -37,7 +37,8 @@ def replaced(path: str | Path, binary: bool = False) -> Iterator[IO[Any]]:
     give it (``0o666`` less the umask).
 
     Raises:
-        OSError: the folder is not writable, or the disk is full (``path`` then unchanged).
+        OSError: the folder is not writable, or the disk is full (``path`` then unchanged;
+            the error names it).
     """
     path = Path(path)
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
@@ -49,9 +50,11 @@ def replaced(path: str | Path, binary: bool = False) -> Iterator[IO[Any]]:
             file.flush()
             os.fsync(file.fileno())
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as error:
         with contextlib.suppress(OSError):
             temporary.unlink()
+        if isinstance(error, OSError) and error.filename is None:   # a write: name the file
+            raise OSError(error.errno, error.strerror or str(error), str(path)) from error
         raise
     _sync_folder(path.parent)
 
@@ -92,15 +95,20 @@ def exclusive(path: str | Path, what: str) -> Iterator[None]:
     Raises:
         Busy: another process holds it; the message names ``what`` (``"the journal"``)
             and the file.
+        OSError: the lock file cannot be made (no such folder, a read-only one).
     """
     try:
         import fcntl
     except ImportError:                                          # pragma: no cover
         yield
         return
-    lock = Path(path).with_name(Path(path).name + ".lock")
+    lock = Path(f"{path}.lock")
     while True:
-        handle = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            handle = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as error:
+            raise OSError(f"cannot write {what} {str(path)!r} ({error.strerror or error})"
+                          ) from error
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

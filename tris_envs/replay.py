@@ -17,12 +17,14 @@ import base64
 import html
 import io
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from tris_envs.core.errors import brief
 from tris_envs.core.game import CHANCE
+from tris_envs.durable import write_text
 from tris_envs.evaluation.records import GameRecord, replay_steps
 from tris_envs.games import make_game
 
@@ -112,11 +114,24 @@ def write_html(records: Sequence[GameRecord], path: str | Path, title: str = "")
         games.append({"players": record.players, "result": _result(record),
                       "frames": pictures})
     title = title or f"{records[0].game}: {len(records)} recorded game(s)"
-    page = _PAGE.replace("__TITLE__", html.escape(title)).replace(
-        "__DATA__", json.dumps(games).replace("</", "<\\/"))
+    fills = {"__TITLE__": html.escape(title), "__DATA__": script_json(games)}
+    page = re.sub("__TITLE__|__DATA__", lambda match: fills[match.group()], _PAGE)
     path = Path(path)
-    path.write_text(page)
+    write_text(path, page)
     return path
+
+
+_SCRIPT_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028",
+                  "\u2029": "\\u2029"}
+
+
+def script_json(value: Any) -> str:
+    """``value`` as JSON to inline in a ``<script>``: ``<``, ``>``, ``&`` and the line
+    separators U+2028 and U+2029 written as ``\\u`` escapes (JSON reads them back as the
+    same characters), so no text in it (a player's name such as ``<!--<script>``) can end
+    the script or change how the page parses it."""
+    return re.sub("[<>&\u2028\u2029]", lambda match: _SCRIPT_UNSAFE[match.group()],
+                  json.dumps(value))
 
 
 def _result(record: GameRecord) -> str:

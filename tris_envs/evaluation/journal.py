@@ -8,13 +8,20 @@ and plays only the games it lacks. The result equals an uninterrupted run's. The
 identifies an agent that plays a file (a PPO checkpoint, an AlphaZero network) by a hash of
 the file's content (:func:`identify`), so a resume with another file of the same name is
 refused; an existing journal is never overwritten unless ``overwrite=True``.
+
+A journal is locked while a match writes it (:func:`~tris_envs.durable.exclusive`: a second
+match on the same file is refused), rewritten only whole (:func:`~tris_envs.durable.replaced`:
+a resume drops a line cut short without ever leaving the file half written), and a game that
+cannot be appended (a full disk) ends the match with :class:`JournalWriteError`, which names
+the file, the games it keeps and how to continue.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,33 +30,55 @@ import numpy as np
 
 from tris_envs.agents.protocol import Agent
 from tris_envs.core.game import Game
+from tris_envs.durable import exclusive, write_text
 from tris_envs.evaluation.engine import AgentSource, Schedule, build_agent
 from tris_envs.evaluation.records import GameRecord
 
 
+class JournalWriteError(OSError):
+    """A finished game could not be appended to the journal (a full disk, say); the message
+    names the file, the games it keeps and how to continue."""
+
+
 @dataclass
 class Journal:
-    """The journal file of a match and the games it held when the run began, by task key."""
+    """The journal file of a match, the games it held when the run began (by task key) and
+    the games it holds now (``kept``)."""
 
     path: Path
     done: dict[tuple[int, ...], tuple[int, GameRecord]]
+    kept: int = 0
 
     @classmethod
+    @contextlib.contextmanager
     def open(cls, path: str | Path | None, resume: bool, overwrite: bool, game: Game,
              names: list[str], files: list[str | None], seed: int, n_games: int,
-             schedule: Schedule) -> Journal | None:
+             schedule: Schedule) -> Iterator[Journal | None]:
         """The journal at ``path`` begun afresh, or read back for ``resume`` (a line cut
-        short ends it); ``None`` without a path.
+        short ends it), locked over the block; ``None`` without a path.
 
         Raises:
-            ValueError: ``resume`` without a path, a journal of another match, or a file
-                that holds games without ``resume`` or ``overwrite``.
+            ValueError: ``resume`` without a path, a journal of another match, a file that
+                holds games without ``resume`` or ``overwrite``, or one that another match
+                is writing (:class:`~tris_envs.durable.Busy`).
+            OSError: the journal cannot be written (it is then as it was).
         """
         if path is None:
             if resume:
                 raise ValueError("resume needs the journal file of the interrupted run")
-            return None
+            yield None
+            return
         path = Path(path)
+        if path.is_dir():
+            raise ValueError(f"{str(path)!r} is a folder: the journal is a file")
+        with exclusive(path, "the journal"):
+            yield cls._begun(path, resume, overwrite, game, names, files, seed, n_games,
+                             schedule)
+
+    @classmethod
+    def _begun(cls, path: Path, resume: bool, overwrite: bool, game: Game, names: list[str],
+               files: list[str | None], seed: int, n_games: int, schedule: Schedule) -> Journal:
+        """:meth:`open`'s journal, once the lock is held."""
         header = {"game": game.info.name, "options": repr(sorted(game.options().items())),
                   "agents": names, "files": files, "seed": seed, "games": n_games}
         done: dict[tuple[int, ...], tuple[int, GameRecord]] = {}
@@ -65,14 +94,24 @@ class Journal:
                     done[key] = (seat, GameRecord.from_json(entry["record"]))
                 except (ValueError, KeyError, TypeError):
                     break   # a line cut short by the interruption: play that game again
-            path.write_text("\n".join(lines[:1 + len(done)]) + "\n")
+            # whole, so that a line cut short is dropped and the next game starts a line
+            cls._written(path, "\n".join(lines[:1 + len(done)]) + "\n", "it is unchanged")
         else:
             if not overwrite and _holds_data(path):
                 raise ValueError(f"{str(path)!r} already exists: continue the run it records "
                                  "with --resume (resume=True), or overwrite it with --force "
                                  "(overwrite=True)")
-            path.write_text(json.dumps(header) + "\n")
-        return cls(path, done)
+            cls._written(path, json.dumps(header) + "\n", "no game was played")
+        return cls(path, done, len(done))
+
+    @staticmethod
+    def _written(path: Path, text: str, kept: str) -> None:
+        """``path`` replaced whole by ``text``; else an ``OSError`` naming it."""
+        try:
+            write_text(path, text)
+        except OSError as error:
+            raise OSError(f"cannot write the journal {str(path)!r} "
+                          f"({error.strerror or error}): {kept}") from error
 
     @staticmethod
     def _header_checked(path: Path, header: dict[str, Any]) -> list[str]:
@@ -102,10 +141,22 @@ class Journal:
                          f"and games{differ}")
 
     def add(self, key: tuple[int, ...], seat: int, record: GameRecord) -> None:
-        """Append one finished game."""
-        with self.path.open("a") as file:
-            file.write(json.dumps({"task": list(key), "seat": seat,
-                                   "record": record.to_json()}) + "\n")
+        """Append one finished game.
+
+        Raises:
+            JournalWriteError: it could not be written (a line cut short, if any, is
+                dropped by the resume the message names).
+        """
+        line = json.dumps({"task": list(key), "seat": seat, "record": record.to_json()})
+        try:
+            with self.path.open("a") as file:
+                file.write(line + "\n")
+        except OSError as error:
+            raise JournalWriteError(
+                f"cannot write to the journal {str(self.path)!r} ({error.strerror or error}): "
+                f"its {self.kept} finished games are kept; make room, then continue with "
+                f"--records {self.path} --resume (resume=True)") from error
+        self.kept += 1
 
 
 def _holds_data(path: Path) -> bool:

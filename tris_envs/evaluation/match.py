@@ -146,9 +146,10 @@ def play_match(game: Game, a: AgentSource, b: AgentSource, n_games: int, seed: i
     sources = [a, b]
     names, files = identify(sources, game)
     schedule = Schedule([(0, 1)], n_games, single=True)
-    journal = Journal.open(records, resume, overwrite, game, names, files, seed, n_games,
-                            schedule)
-    tallies = _run(game, sources, names, schedule, seed, processes, keep_records, journal, ray)
+    with Journal.open(records, resume, overwrite, game, names, files, seed, n_games,
+                      schedule) as journal:
+        tallies = _run(game, sources, names, schedule, seed, processes, keep_records, journal,
+                       ray)
     return tallies[0].result(names[0], names[1])
 
 
@@ -270,9 +271,10 @@ def round_robin(game: Game, agents: Sequence[AgentSource], n_games: int, seed: i
     names, files = identify(sources, game)
     pairs = [(i, j) for i in range(len(sources)) for j in range(i + 1, len(sources))]
     schedule = Schedule(pairs, n_games, single=False)
-    journal = Journal.open(records, resume, overwrite, game, names, files, seed, n_games,
-                            schedule)
-    tallies = _run(game, sources, names, schedule, seed, processes, keep_records, journal, ray)
+    with Journal.open(records, resume, overwrite, game, names, files, seed, n_games,
+                      schedule) as journal:
+        tallies = _run(game, sources, names, schedule, seed, processes, keep_records, journal,
+                       ray)
     matches = {(i, j): tallies[p].result(names[i], names[j]) for p, (i, j) in enumerate(pairs)}
     table = RoundRobinTable(game.info.name, names, matches, np.zeros(len(names)))
     table.ratings = ml_elo(table.points(), table.games())

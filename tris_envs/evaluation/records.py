@@ -27,6 +27,7 @@ import numpy as np
 from tris_envs.agents.protocol import Agent
 from tris_envs.core.errors import brief
 from tris_envs.core.game import CHANCE, TERMINAL, Game, sample_outcome
+from tris_envs.durable import write_text
 
 
 @dataclass
@@ -126,8 +127,8 @@ class GameRecord:
 
 
 def save_records(records: Sequence[GameRecord], path: str | Path) -> None:
-    """Write records as a JSON list."""
-    Path(path).write_text("[" + ",\n".join(r.to_json() for r in records) + "]\n")
+    """Write records as a JSON list, whole or not at all (:func:`tris_envs.durable.replaced`)."""
+    write_text(path, "[" + ",\n".join(r.to_json() for r in records) + "]\n")
 
 
 def load_records(path: str | Path) -> list[GameRecord]:
