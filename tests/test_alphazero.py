@@ -230,3 +230,84 @@ def test_a_format_1_network_reads_as_format_2_with_the_same_outputs(tmp_path):
     expected = np.tanh(hidden @ w["value.w2"] + w["value.b2"])[:, 0]
     assert np.allclose(loaded(observation)[1], expected, atol=1e-5)
 
+
+
+# ----- files that arrive: headers checked field by field, weights and outputs finite -------
+def _write(path, header, weights):
+    import json
+
+    np.savez(path, __config__=np.array(header if isinstance(header, str)
+                                       else json.dumps(header)), **weights)
+    return path
+
+
+GOOD_HEADER = {"format": 2, "game": "tris1", "options": {}, "width": 4, "blocks": 1}
+
+
+@pytest.mark.parametrize("header, message", [
+    ("[1, 2]", "its header is not a JSON object"),
+    ('"tris1"', "its header is not a JSON object"),
+    ("{not json", "its header is not JSON"),
+    ({k: v for k, v in GOOD_HEADER.items() if k != "width"}, "its header lacks the field "
+                                                               "'width'"),
+    ({k: v for k, v in GOOD_HEADER.items() if k != "format"}, "lacks the field 'format'"),
+    (GOOD_HEADER | {"width": "4"}, "header field width='4' must be an integer >= 1"),
+    (GOOD_HEADER | {"blocks": -1}, "header field blocks=-1 must be an integer >= 0"),
+    (GOOD_HEADER | {"game": 7}, "header field game=7 must be a string"),
+    (GOOD_HEADER | {"options": [1]}, "header field options=[1] must be a table"),
+    (GOOD_HEADER | {"decisive": "yes"}, "header field decisive='yes' must be true or false"),
+    (GOOD_HEADER | {"discount": float("nan")}, "header field discount=nan must be a finite "
+                                                 "number"),
+    (GOOD_HEADER | {"mix": 2}, "header field mix=2 must be a number in [0, 1]"),
+    (GOOD_HEADER | {"format": 3}, "header field format=3 must be 1 or 2"),
+    (GOOD_HEADER | {"colour": "red"}, "header field 'colour' is not one this version knows"),
+])
+def test_a_bad_header_is_one_line_naming_the_file_and_the_field(header, message, tmp_path,
+                                                                capsys):
+    from tris_envs.cli import main
+
+    game = GAMES["tris1"].make()
+    weights = Network(game, NetConfig("tris1", {}, 4, 1), rng=np.random.default_rng(0)).weights
+    path = _write(tmp_path / "net.npz", header, weights)
+    with pytest.raises(ValueError) as error:
+        load(path, game)
+    assert str(error.value).startswith(f"network {str(path)!r}") and message in str(error.value)
+    assert "\n" not in str(error.value)
+    with pytest.raises(SystemExit) as exit_:
+        main(["eval", "tris1", f"az:{path}:0", "random", "--games", "2"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and message in err and "Traceback" not in err
+    assert err.strip().count("\n") == 0
+
+
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning",
+                            "ignore:invalid value:RuntimeWarning")
+def test_a_network_whose_outputs_are_not_numbers_refuses_to_play(tmp_path):
+    from tris_envs.agents import make_agent
+    from tris_envs.agents.az_network import NonFiniteOutputs
+    from tris_envs.evaluation import play_match
+
+    game = GAMES["tris1"].make()
+    network = Network(game, NetConfig("tris1", {}, 4, 1), rng=np.random.default_rng(0))
+    nan = dict(network.weights, **{"stem.b": np.full(4, np.nan, np.float32)})
+    path = _write(tmp_path / "nan.npz", GOOD_HEADER, nan)
+    with pytest.raises(ValueError, match=r"nan.npz': weights 'stem.b' hold values that are "
+                                         r"not finite numbers"):
+        load(path, game)
+    # finite weights whose products overflow: the outputs are NaN, caught at each call
+    huge = {k: np.full_like(v, 3e38) for k, v in network.weights.items()}
+    path = _write(tmp_path / "huge.npz", GOOD_HEADER, huge)
+    for spec in (f"az:{path}:0", f"az:{path}:5"):
+        with pytest.raises(NonFiniteOutputs, match=r"network '.*huge.npz' gives outputs that "
+                                                   r"are not finite numbers"):
+            play_match(game, make_agent(spec), "random", n_games=2, seed=0)
+
+
+def test_a_network_with_weights_that_are_not_numbers_is_never_saved(tmp_path):
+    game = GAMES["tris1"].make()
+    network = Network(game, NetConfig("tris1", {}, 4, 1), rng=np.random.default_rng(0))
+    network.weights["value.w2"][0, 0] = np.inf
+    with pytest.raises(ValueError, match=r"network not saved to .*net.npz': its weights "
+                                         r"'value.w2' hold values that are not finite"):
+        save(network, tmp_path / "net.npz")
+    assert list(tmp_path.iterdir()) == []

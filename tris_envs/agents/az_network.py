@@ -15,7 +15,10 @@ map per roll direction and placement orientation; Tant Fant: from-point x to-poi
 the hole map plus pass; Doppia scelta: the three turns plus the 75 colorings).
 
 Weights are a flat ``dict`` of arrays (convolution kernels ``(3, 3, in, out)``), saved with
-:func:`save` as one ``.npz`` that also records the game, its options and the sizes.
+:func:`save` as one ``.npz`` that also records the game, its options and the sizes (its
+header, :data:`HEADER`). :func:`load` reads no pickle, checks every header field and
+refuses weights that are not finite numbers; a network whose outputs are not finite numbers
+raises :class:`NonFiniteOutputs` rather than let a move be chosen from them.
 """
 
 from __future__ import annotations
@@ -30,13 +33,39 @@ from typing import Any, Protocol, cast, runtime_checkable
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from tris_envs.core.errors import brief
 from tris_envs.core.game import Game
+from tris_envs.durable import replaced
 from tris_envs.games import game_spec
+from tris_envs.settings import Check, flag, integer, number, table
 
 FORMAT = 2
 """Version of the ``.npz`` layout. Format 1's value head read the mean over the cells
 (``value.w1`` of shape ``(width, width)``); :func:`load` turns it into format 2's, which
 reads every cell (``(H * W * width, width)``), with the same outputs."""
+
+
+def _text(value: Any) -> str | None:
+    return None if isinstance(value, str) else "must be a string"
+
+
+HEADER: dict[str, tuple[Check, Any]] = {
+    "format": (lambda v: None if v in (1, FORMAT) and not isinstance(v, bool)
+               else f"must be 1 or {FORMAT} (the formats this version reads)", None),
+    "game": (_text, None), "options": (table, None),
+    "width": (integer(1), None), "blocks": (integer(0), None),
+    "decisive": (flag, False), "simulations": (integer(0), 0),
+    "discount": (number(0, 1), 1.0), "tactics": (flag, False), "traps": (number(0, 1), 0.0),
+    "trap_planes": (flag, False), "mix": (number(0, 1), 0.0), "batch": (integer(0), 0),
+    "wary_planes": (flag, False),
+}
+"""The fields of a network file's header: each one's check and its default (``None``: the
+field is required), in the order of :class:`NetConfig`'s fields after ``format``."""
+
+
+class NonFiniteOutputs(ValueError):
+    """A network gave logits or values that are not finite numbers (NaN or infinite): no
+    move can be chosen from them."""
 
 
 @runtime_checkable
@@ -196,6 +225,8 @@ class Network:
             raise ValueError(f"network weights do not fit {config}: wrong shapes {wrong}, "
                              f"missing {sorted(missing)}")
         self.weights = {k: np.asarray(v, dtype=np.float32) for k, v in weights.items()}
+        self.source = "the network"
+        """What the network is called in errors (``network '<path>'`` once loaded)."""
         height, width, _ = game.info.observation_shape
         self.index = np.array(game_spec(config.game).policy.index(game.info.num_actions,
                                                                   height, width))
@@ -203,7 +234,11 @@ class Network:
 
     def __call__(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Policy logits ``(N, num_actions)`` and values ``(N,)`` in [-1, 1] for a batch of
-        ``(N, H, W, C)`` observations (each from its player to move's view)."""
+        ``(N, H, W, C)`` observations (each from its player to move's view).
+
+        Raises:
+            NonFiniteOutputs: a logit or a value is not a finite number.
+        """
         w = self.weights
         x = _relu(_conv3x3(np.asarray(observations, dtype=np.float32), w["stem.w"],
                            w["stem.b"]))
@@ -222,7 +257,13 @@ class Network:
         hidden += w["value.b1"]
         hidden = _relu(hidden)
         value = np.tanh(hidden @ w["value.w2"] + w["value.b2"])[:, 0]
-        return flat[:, self.index], value
+        logits = flat[:, self.index]
+        if not (np.isfinite(logits).all() and np.isfinite(value).all()):
+            raise NonFiniteOutputs(
+                f"{self.source} gives outputs that are not finite numbers (NaN or infinite) "
+                "for this position: it cannot choose a move (its weights are damaged, or the "
+                "training diverged)")
+        return logits, value
 
     def inputs(self, states: Sequence[Any]) -> np.ndarray:
         """The ``(N, H, W, C)`` input of states where a player is to move: each one's
@@ -321,9 +362,26 @@ def initial_weights(shapes: dict[str, tuple[int, ...]],
     return weights
 
 
+def non_finite(weights: dict[str, np.ndarray]) -> list[str]:
+    """The names of the arrays in ``weights`` that hold a NaN or an infinity."""
+    return [name for name, array in weights.items() if not np.isfinite(array).all()]
+
+
 def save(network: Network, path: str | Path) -> Path:
-    """Write ``network`` to ``path`` (``.npz``: its config as JSON and its weights)."""
+    """Write ``network`` to ``path`` (``.npz``: its config as JSON and its weights), whole
+    or not at all (:func:`~tris_envs.durable.replaced`).
+
+    Raises:
+        ValueError: weights that are not finite numbers (nothing is written).
+        OSError: the file cannot be written (it is then as it was).
+    """
     path = Path(path)
+    bad = non_finite(network.weights)
+    if bad:
+        raise ValueError(f"network not saved to {str(path)!r}: its weights "
+                         f"{', '.join(map(repr, bad[:3]))}{' ...' if len(bad) > 3 else ''} "
+                         "hold values that are not finite numbers (NaN or infinite): the "
+                         "training diverged")
     header = {"format": FORMAT, "game": network.config.game,
               "options": network.config.options, "width": network.config.width,
               "blocks": network.config.blocks}
@@ -347,7 +405,7 @@ def save(network: Network, path: str | Path) -> Path:
         header["batch"] = network.config.batch
     arrays: dict[str, Any] = {"__config__": np.array(json.dumps(header, default=repr)),
                               **network.weights}
-    with path.open("wb") as file:
+    with replaced(path, binary=True) as file:
         np.savez_compressed(file, **arrays)
     return path
 
@@ -357,7 +415,8 @@ def load(path: str | Path, game: Game) -> Network:
 
     Raises:
         FileNotFoundError: no file at ``path``.
-        ValueError: not a network file of this format, or one for another game.
+        ValueError: not a network file of this format (the header field or the weights
+            named), one for another game, or weights that are not finite numbers.
     """
     path = Path(path)
     if not path.is_file():
@@ -366,25 +425,68 @@ def load(path: str | Path, game: Game) -> Network:
     if not zipfile.is_zipfile(path):
         raise ValueError(f"network {str(path)!r} is not a network file (an .npz written by "
                          "tris_envs.agents.az_network.save or training/alphazero.py)")
+    name = f"network {str(path)!r}"
     try:
         with np.load(path, allow_pickle=False) as data:
-            header = json.loads(str(data["__config__"]))
+            text = data["__config__"] if "__config__" in data.files else None
             weights = {k: data[k] for k in data.files if k != "__config__"}
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
-        raise ValueError(f"network {str(path)!r} cannot be read: {error}") from None
-    if header.get("format") not in (1, FORMAT):
-        raise ValueError(f"network {str(path)!r} has format {header.get('format')!r}; this "
-                         f"version reads formats 1 and {FORMAT}")
-    if header["format"] == 1 and "value.w1" in weights:
+        raise ValueError(f"{name} cannot be read: {error}") from None
+    if text is None:
+        raise ValueError(f"{name} has no header (__config__): it was not written by "
+                         "tris_envs.agents.az_network.save")
+    try:
+        header = json.loads(str(text)) if text.dtype.kind == "U" and not text.shape else None
+    except (ValueError, RecursionError) as error:
+        raise ValueError(f"{name}: its header is not JSON ({str(error)[:80]})") from None
+    fields = _header_fields(name, header)
+    for key, array in weights.items():
+        if array.dtype.kind not in "fiu":
+            raise ValueError(f"{name}: weights {key!r} are not numbers ({array.dtype})")
+    bad = non_finite(weights)
+    if bad:
+        raise ValueError(f"{name}: weights {', '.join(map(repr, bad[:3]))} hold values that "
+                         "are not finite numbers (NaN or infinite): the file is damaged or "
+                         "its training diverged")
+    if fields.pop("format") == 1 and "value.w1" in weights:
         cells = int(np.prod(game.info.observation_shape[:2]))
         weights["value.w1"] = np.tile(weights["value.w1"], (cells, 1)) / cells
-    config = NetConfig(header["game"], header["options"], header["width"], header["blocks"],
-                       bool(header.get("decisive", False)), int(header.get("simulations", 0)),
-                       float(header.get("discount", 1.0)), bool(header.get("tactics", False)),
-                       float(header.get("traps", 0.0)), bool(header.get("trap_planes", False)),
-                       float(header.get("mix", 0.0)), int(header.get("batch", 0)),
-                       bool(header.get("wary_planes", False)))
-    return Network(game, config, weights)
+    try:
+        network = Network(game, NetConfig(**fields), weights)
+    except ValueError as error:
+        raise ValueError(f"{name}: {error}") from None
+    network.source = name
+    return network
+
+
+def _header_fields(name: str, header: Any) -> dict[str, Any]:
+    """The header's fields (:data:`HEADER`), each checked, defaults filled in, under
+    :class:`NetConfig`'s names; ``name`` starts every error.
+
+    Raises:
+        ValueError: a header that is not a JSON object, lacks a field, has an unknown one,
+            or a bad value (the field named).
+    """
+    if not isinstance(header, dict):
+        raise ValueError(f"{name}: its header is not a JSON object")
+    unknown = sorted(set(header) - set(HEADER))
+    if unknown:
+        raise ValueError(f"{name}: header field {unknown[0]!r} is not one this version "
+                         f"knows ({', '.join(HEADER)})")
+    fields = {}
+    for key, (check, default) in HEADER.items():
+        if key not in header:
+            if default is None:
+                raise ValueError(f"{name}: its header lacks the field {key!r}")
+            fields[key] = default
+            continue
+        problem = check(header[key])
+        if problem:
+            raise ValueError(f"{name}: header field {key}={brief(header[key], 60)} {problem}")
+        fields[key] = header[key]
+    fields["traps"], fields["mix"] = float(fields["traps"]), float(fields["mix"])
+    fields["discount"] = float(fields["discount"])
+    return fields
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
