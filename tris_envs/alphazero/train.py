@@ -15,7 +15,16 @@ agent with ``eval_simulations`` simulations; where the game has an exact solver,
 of its moves that keep the solver's value is logged too). Also written: ``config.json``,
 ``machine.txt`` (one line per start: :func:`tris_envs.machine.record`),
 ``progress.csv`` (one row per iteration), TensorBoard logs where PyTorch's writer is
-installed, ``learning_curve.png`` and, at the end, ``final.npz``.
+installed and, at the end, ``final.npz`` and then ``learning_curve.png``.
+
+A run survives faults (:mod:`tris_envs.durable`): every file it rewrites is written whole
+and renamed into place; SIGTERM stops it as Ctrl-C does (``resume.npz`` saved, exit
+status 143); a checkpoint's row is in ``progress.csv`` before its evaluation starts, and a
+``--resume`` evaluates a checkpoint whose evaluation was cut short; the network is saved
+before the plot and TensorBoard, whose failure (matplotlib missing) is one warning. Losses
+that stop being finite numbers end the run with an error (no network is saved from them).
+On a terminal a progress line or bar shows the iterations, plies and time left (from
+``--iterations`` and ``--minutes``); piped, or with ``--quiet``, it prints no progress.
 
 Configs hold the keys of :class:`Config`; flags override them. A config may start from
 another with ``base = "<name or path>"`` (:func:`read_config`): it then holds only what it
@@ -23,8 +32,8 @@ changes. The package ships the config of each of its networks in :data:`CONFIG_D
 as the network it trains (``az_<game>[__<option>=<value>...]``), and ``demo`` (``make
 demo``); ``--config`` takes such a name or a path. ``training/alphazero.py`` in a checkout
 is the same command.
-Needs ``pip install "tris_envs[jax]"`` and matplotlib (the curve); TensorBoard logs
-where PyTorch is installed (``tris_envs[train]``).
+Needs ``pip install "tris_envs[jax]"``; the curve needs matplotlib, the TensorBoard logs
+PyTorch (both in ``tris_envs[train]``).
 """
 
 from __future__ import annotations
@@ -35,6 +44,7 @@ import dataclasses
 import json
 import sys
 import time
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -42,9 +52,18 @@ from typing import Any
 import numpy as np
 
 from tris_envs.agents import make_agent
+from tris_envs.core.errors import brief
 from tris_envs.core.options import parse_options
+from tris_envs.durable import (
+    Terminated,
+    deferred_interrupts,
+    replaced,
+    sigterm_as_interrupt,
+    write_text,
+)
 from tris_envs.games import GAMES, make_game
 from tris_envs.machine import record
+from tris_envs.progress import Progress
 from tris_envs.settings import (
     config_names,
     flag,
@@ -117,11 +136,16 @@ def read_config(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
 
     Raises:
         ValueError: a ``base`` that is not a string, names no config, or leads back to a
-            file already on the chain; a file that is not TOML.
+            file already on the chain; a file that is not TOML; an unknown key or a bad
+            value (named with the file that holds it).
         OSError: a file cannot be read.
     """
     values = read_toml(path)
     base = values.pop("base", None)
+    try:
+        settings_from(Config, values, Config())
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
     if base is None:
         return values
     if not isinstance(base, str):
@@ -246,6 +270,7 @@ class Run:
                       jax.device_put(new_memory(self.env, search), replicated))
         self.iteration_done = 0
         self.seconds = 0.0
+        self.saved: int | None = None       # the iteration resume.npz holds
         self.step = make_iteration(self.env, search, optimiser, policy_index(self.game),
                                    config.blocks)
 
@@ -262,16 +287,16 @@ class Run:
         leaves = jax.tree_util.tree_leaves(jax.device_get(self.state))
         arrays: dict[str, Any] = {f"leaf{i}": np.asarray(leaf) for i, leaf in enumerate(leaves)}
         arrays |= {"iteration": self.iteration_done, "seconds": self.seconds}
-        partial = self.out / "resume.partial.npz"
-        with partial.open("wb") as file:
+        with replaced(self.out / "resume.npz", binary=True) as file:
             np.savez(file, **arrays)
-        partial.replace(self.out / "resume.npz")
+        self.saved = self.iteration_done
 
     def restore(self) -> None:
         """The training state of ``resume.npz``.
 
         Raises:
-            ValueError: no such file, or one whose arrays do not fit this config.
+            ValueError: no such file, a damaged one, or one whose arrays do not fit this
+                config; the message says what a new run can start from.
         """
         import jax
 
@@ -279,100 +304,195 @@ class Run:
         if not path.is_file():
             raise ValueError(f"{self.out} has no resume.npz to continue from")
         leaves, treedef = jax.tree_util.tree_flatten(self.state)
-        with np.load(path) as data:
-            saved = [data[f"leaf{i}"] for i in range(len(leaves)) if f"leaf{i}" in data]
-            self.iteration_done = int(data["iteration"])
-            self.seconds = float(data["seconds"])
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                saved = [data[f"leaf{i}"] for i in range(len(leaves)) if f"leaf{i}" in data]
+                iteration, seconds = data["iteration"], data["seconds"]
+                if iteration.shape or seconds.shape or iteration.dtype.kind != "i":
+                    raise ValueError("its iteration and seconds are not two numbers")
+                self.iteration_done, self.seconds = int(iteration), float(seconds)
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+            raise ValueError(f"{path} is damaged ({_said(error)}): the run cannot "
+                             f"continue; {self._restart_hint()}") from None
         if len(saved) != len(leaves) or any(
-                np.shape(a) != np.shape(b) for a, b in zip(saved, leaves)):
-            raise ValueError(f"{path} does not fit the run's config.json")
+                np.shape(a) != np.shape(b) or np.asarray(a).dtype != b.dtype
+                for a, b in zip(saved, leaves)):
+            raise ValueError(f"{path} does not fit the run's config.json: the run cannot "
+                             f"continue; {self._restart_hint()}")
+        if not (0 <= self.iteration_done <= self.config.iterations
+                and np.isfinite(self.seconds) and self.seconds >= 0):
+            raise ValueError(f"{path} is damaged (iteration {self.iteration_done}, "
+                             f"{self.seconds} seconds): the run cannot continue; "
+                             f"{self._restart_hint()}")
         restored = [jax.device_put(a, b.sharding) for a, b in zip(saved, leaves)]
         self.state = jax.tree_util.tree_unflatten(treedef, restored)
+        self.saved = self.iteration_done
+
+    def _restart_hint(self) -> str:
+        """What a new run can start from when this one cannot continue."""
+        saved = sorted((int(p.stem[4:]), p) for p in self.out.glob("net_*.npz")
+                       if p.stem[4:].isdigit())
+        if not saved:
+            return "start it again with another --out"
+        return (f"start a new run (another --out) from its last network with "
+                f"init = \"{saved[-1][1]}\" in its config")
 
 
 def train(config: Config, out: Path, resume: bool = False, quiet: bool = False) -> Path:
     """Run (or, with ``resume``, continue) the learner in ``out``; the final network's path.
 
     Raises:
-        ValueError: ``out`` holds another run (without ``resume``) or no resumable one.
+        ValueError: ``out`` holds another run (without ``resume``) or no resumable one, a
+            damaged ``progress.csv`` or ``resume.npz``, or losses that are not finite (the
+            training diverged).
+        KeyboardInterrupt: Ctrl-C or SIGTERM (:class:`~tris_envs.durable.Terminated`),
+            once ``resume.npz`` holds the last whole iteration.
     """
     out.mkdir(parents=True, exist_ok=True)
     if not resume and (out / "resume.npz").exists():
         raise ValueError(f"{out} already holds a run: continue it with --resume {out} or "
                          "choose another --out")
-    (out / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
-    run = Run(config, out)
     rows = _read_rows(out) if resume else []
+    write_text(out / "config.json", json.dumps(dataclasses.asdict(config), indent=2) + "\n")
+    run = Run(config, out)
     if resume:
         run.restore()
-        rows = [r for r in rows if int(r["iteration"]) <= run.iteration_done]
+        rows = [r for r in rows if r["iteration"] <= run.iteration_done]
     machine = record(out, f"from iteration {run.iteration_done}")
     if not quiet:
         print(f"machine: {machine}", flush=True)
-    writer = _tensorboard(out)
-    budget = config.minutes * 60
-    began = time.perf_counter() - run.seconds
+    writer = _optional("TensorBoard", lambda: _tensorboard(out))
+    budget = config.minutes * 60                     # for this invocation's training time
+    spent = run.seconds
+    progress = Progress("train az", config.iterations - run.iteration_done, "iterations",
+                        quiet=quiet, seconds=budget or None)
+    say = (lambda line: None) if quiet else progress.write
     try:
-        while run.iteration_done < config.iterations:
-            run.state, metrics = _advance(run)
-            run.seconds = time.perf_counter() - began
-            k = run.iteration_done
-            plies = k * config.envs * config.steps
-            row: dict[str, Any] = {
-                "iteration": k, "plies": plies, "seconds": round(run.seconds, 1),
-                "games": int(metrics.games), "game_length": round(float(metrics.plies), 1),
-                "policy_loss": round(float(metrics.policy_loss), 4),
-                "value_loss": round(float(metrics.value_loss), 4)}
-            stop = bool(budget) and run.seconds >= budget
-            if k % config.checkpoint_every == 0 or k == config.iterations or stop:
-                row |= _checkpoint(run)
-                began = time.perf_counter() - run.seconds     # the evaluation is not timed
-            rows.append(row)
-            _log(out, rows, writer, row)
-            if not quiet:
-                print(f"iteration {k}/{config.iterations}: " + ", ".join(
-                    f"{name} {value:.4g}" for name, value in row.items()
-                    if name != "iteration"), flush=True)
-            if stop:
-                print(f"stopped at the budget of {config.minutes:g} minutes; continue with "
-                      f"--resume {out}", flush=True)
-                break
+        with progress:
+            if rows and _unevaluated(run, rows[-1]):     # a kill cut its evaluation short
+                say(f"iteration {run.iteration_done}: evaluating the checkpoint again (its "
+                    "evaluation was cut short)")
+                writer = _scored(run, rows, writer, say)
+            began = time.perf_counter() - run.seconds
+            while run.iteration_done < config.iterations:
+                *state, metrics = _ready(run.step(*run.state))
+                _check_losses(metrics, run)
+                with deferred_interrupts():     # the state, its count and its row together
+                    run.state, run.iteration_done = tuple(state), run.iteration_done + 1
+                    run.seconds = time.perf_counter() - began
+                    row = _row(run, metrics)
+                    stop = bool(budget) and run.seconds - spent >= budget
+                    k = run.iteration_done
+                    checkpoint = k % config.checkpoint_every == 0 or k == config.iterations
+                    rows.append(row)             # before the checkpoint: a kill between the
+                    _write_progress(out, rows)   # two resumes from the checkpoint before
+                    if checkpoint or stop:
+                        _checkpoint(run)
+                progress.note(f"iteration {k:,}/{config.iterations:,}, {row['plies']:,} "
+                              f"plies, policy loss {row['policy_loss']:.3f}, value loss "
+                              f"{row['value_loss']:.3f}")
+                progress.advance()
+                if (checkpoint or stop) and config.eval_games:
+                    writer = _scored(run, rows, writer, say)
+                    began = time.perf_counter() - run.seconds   # the evaluation is not timed
+                else:
+                    writer = _logged(writer, row)
+                if stop:
+                    say(f"stopped at the budget of {config.minutes:g} minutes; continue with "
+                        f"--resume {out}")
+                    break
+            final = _save_network(run.network(), out / "final.npz")
+            progress.close(f"{run.iteration_done * config.envs * config.steps:,} plies, "
+                           f"iteration {run.iteration_done:,}/{config.iterations:,}")
     except KeyboardInterrupt:
         run.save()
         print(f"interrupted after iteration {run.iteration_done}; continue with --resume "
               f"{out}", file=sys.stderr, flush=True)
         raise
-    _plot(out, rows)
-    from tris_envs.agents.az_network import save
+    except OSError as error:                 # a full disk: what is kept, how to go on
+        kept = (f"its resume.npz keeps iteration {run.saved}: make room, then continue with "
+                f"--resume {out}" if run.saved is not None
+                else "nothing to resume yet: make room, then start again")
+        raise OSError(f"{error}; {kept}") from error
+    if writer is not None:
+        _optional("TensorBoard", writer.close)
+    _optional("the learning curve", lambda: _plot(out, rows))
+    return final
 
-    return save(run.network(), out / "final.npz")
 
-
-def _advance(run: Run) -> tuple[Any, Any]:
-    """One iteration, waited for (JAX returns before the work is done, and the run's clock
-    reads right after); the iteration count moves only once it is complete."""
+def _ready(outputs: Any) -> Any:
+    """``outputs`` once JAX has computed them (it returns before the work is done, and the
+    run's clock reads right after)."""
     import jax
 
-    *state, metrics = jax.block_until_ready(run.step(*run.state))
-    run.iteration_done += 1
-    return tuple(state), metrics
+    return jax.block_until_ready(outputs)
 
 
-def _checkpoint(run: Run) -> dict[str, Any]:
-    """Save the network and the training state; the network's scores against the
-    opponents (and, where the game has a solver, the share of its moves with a choice that
-    keep the solver's value: ``tris-envs eval --metrics``'s value-keeping moves)."""
-    from tris_envs.agents.az import AZAgent
+def _save_network(network: Any, path: Path) -> Path:
+    """:func:`tris_envs.agents.az_network.save` (refuses weights that are not finite)."""
     from tris_envs.agents.az_network import save
+
+    return save(network, path)
+
+
+def _check_losses(metrics: Any, run: Run) -> None:
+    """Refuse an iteration whose losses are not finite numbers: the training diverged, and
+    its network is not saved (the last checkpoint stays as it was)."""
+    losses = float(metrics.policy_loss), float(metrics.value_loss)
+    if not all(np.isfinite(losses)):
+        raise ValueError(f"iteration {run.iteration_done + 1}: the losses are not finite "
+                         f"(policy {losses[0]}, value {losses[1]}): the training diverged; "
+                         f"nothing of it was saved in {run.out} (a lower learning_rate may "
+                         "help)")
+
+
+def _row(run: Run, metrics: Any) -> dict[str, Any]:
+    """The ``progress.csv`` row of the iteration just done."""
+    config = run.config
+    return {"iteration": run.iteration_done,
+            "plies": run.iteration_done * config.envs * config.steps,
+            "seconds": round(run.seconds, 1), "games": int(metrics.games),
+            "game_length": round(float(metrics.plies), 1),
+            "policy_loss": round(float(metrics.policy_loss), 4),
+            "value_loss": round(float(metrics.value_loss), 4)}
+
+
+def _checkpoint(run: Run) -> None:
+    """Save the network (``net_<iteration>.npz``) and the training state."""
+    _save_network(run.network(), run.out / f"net_{run.iteration_done}.npz")
+    run.save()
+
+
+def _unevaluated(run: Run, row: dict[str, Any]) -> bool:
+    """Whether ``row`` is the resumed iteration's checkpoint row without its evaluation."""
+    return (row["iteration"] == run.iteration_done and bool(run.config.eval_games)
+            and (run.out / f"net_{run.iteration_done}.npz").is_file()
+            and not any(key.startswith("vs ") for key in row))
+
+
+def _scored(run: Run, rows: list[dict[str, Any]], writer: Any, say: Callable[[str], None]
+            ) -> Any:
+    """The last row (the checkpoint's) with its evaluation, written and logged; the
+    TensorBoard writer (``None`` once it failed)."""
+    row = rows[-1]
+    row |= _evaluate(run)
+    _write_progress(run.out, rows)
+    say(f"iteration {row['iteration']:,}/{run.config.iterations:,}: {row['plies']:,} plies, "
+        + ", ".join(f"{key} {value:g}" for key, value in row.items()
+                    if key.startswith("vs ") or key == "value_kept"))
+    return _logged(writer, row)
+
+
+def _evaluate(run: Run) -> dict[str, Any]:
+    """The network's scores against the opponents (and, where the game has a solver, the
+    share of its moves with a choice that keep the solver's value: ``tris-envs eval
+    --metrics``'s value-keeping moves)."""
+    from tris_envs.agents.az import AZAgent
     from tris_envs.evaluation import play_match
     from tris_envs.evaluation.metrics import MoveQuality, move_quality
 
     network = run.network()
-    save(network, run.out / f"net_{run.iteration_done}.npz")
-    run.save()
     config, scores = run.config, dict[str, Any]()
-    if config.eval_games == 0:
-        return scores
     quality = MoveQuality()
     for opponent in config.opponents:
         agent = AZAgent(network, config.eval_simulations,
@@ -390,32 +510,95 @@ def _checkpoint(run: Run) -> dict[str, Any]:
 
 
 def _read_rows(out: Path) -> list[dict[str, Any]]:
+    """The rows of a run's ``progress.csv`` (none without the file), numbers read.
+
+    Raises:
+        ValueError: a damaged file: the line named, and what to do.
+    """
     path = out / "progress.csv"
     if not path.is_file():
         return []
-    with path.open(newline="") as file:
-        return [{k: _number(v) for k, v in row.items() if v != ""}
-                for row in csv.DictReader(file)]
+    remedy = f"restore the file, or delete that line and those after it, then --resume {out}"
+    rows = []
+    try:
+        with path.open(newline="") as file:
+            reader = csv.DictReader(file)
+            if "iteration" not in (reader.fieldnames or []):
+                raise ValueError(f"{path} is damaged (its header names no iteration column): "
+                                 f"restore it, or remove it, then --resume {out}")
+            for row in reader:
+                if None in row or None in row.values():
+                    raise ValueError(f"{path}, line {reader.line_num}: a row cut short or "
+                                     f"too long ({len([v for v in row.values() if v is not None])} "
+                                     f"of {len(reader.fieldnames or [])} fields): {remedy}")
+                values = {}
+                for key, text in row.items():
+                    if text != "":
+                        value = _number(text)
+                        if value is None:
+                            raise ValueError(f"{path}, line {reader.line_num}: {key}="
+                                             f"{brief(text, 40)} is not a number: {remedy}")
+                        values[key] = value
+                if not isinstance(values.get("iteration"), int):
+                    raise ValueError(f"{path}, line {reader.line_num}: no iteration: {remedy}")
+                rows.append(values)
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise ValueError(f"{path} is damaged ({_said(error)}): restore it, or remove "
+                         f"it, then --resume {out}") from None
+    return rows
 
 
-def _number(text: str) -> Any:
+def _number(text: str) -> int | float | None:
+    """The number ``text`` writes (an integer where it is one); ``None`` for another text."""
     try:
         return int(text)
     except ValueError:
+        pass
+    try:
         return float(text)
+    except ValueError:
+        return None
 
 
-def _log(out: Path, rows: list[dict[str, Any]], writer: Any, row: dict[str, Any]) -> None:
+def _write_progress(out: Path, rows: list[dict[str, Any]]) -> None:
+    """``progress.csv``: every row, the columns of all of them."""
     fields = list(dict.fromkeys(k for r in rows for k in r))
-    with (out / "progress.csv").open("w", newline="") as file:
+    with replaced(out / "progress.csv") as file:
         table = csv.DictWriter(file, fields)
         table.writeheader()
         table.writerows(rows)
-    if writer is not None:
+
+
+def _logged(writer: Any, row: dict[str, Any]) -> Any:
+    """``row``'s values written to TensorBoard; the writer, or ``None`` once it failed."""
+    if writer is None:
+        return None
+
+    def log() -> Any:
         for key, value in row.items():
             if key != "iteration":
                 writer.add_scalar(key.replace(" ", "_"), value, row["iteration"])
         writer.flush()
+        return writer
+
+    return _optional("TensorBoard", log)
+
+
+def _said(error: BaseException) -> str:
+    """An error's message for one line of ours: its first line, at most 160 characters."""
+    lines = str(error).splitlines() or [type(error).__name__]
+    return lines[0][:160]
+
+
+def _optional(what: str, step: Callable[[], Any]) -> Any:
+    """``step()``'s result, for a part of a run that nothing else needs (the learning
+    curve, TensorBoard); if it fails, one warning line and ``None``: the run goes on."""
+    try:
+        return step()
+    except Exception as error:                 # whatever it is, the run's files are saved
+        print(f"warning: {what} skipped ({type(error).__name__}: {_said(error)})",
+              file=sys.stderr, flush=True)
+        return None
 
 
 def _tensorboard(out: Path) -> Any:
@@ -499,9 +682,19 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
             saved = args.resume / "config.json"
             if not saved.is_file():
                 raise ValueError(f"{args.resume} holds no run (config.json missing)")
-            values = json.loads(saved.read_text())
+            try:
+                values = json.loads(saved.read_text())
+                if not isinstance(values, dict):
+                    raise ValueError("not a JSON object")
+            except ValueError as error:            # not JSON, not UTF-8, not an object
+                raise ValueError(f"{saved} is damaged ({_said(error)}): restore it "
+                                 "(the run's settings: those of the config and flags it "
+                                 "started with) to continue") from None
             values["minutes"] = args.minutes or 0.0     # a budget is for one invocation
-            config = load_config(None, values)
+            try:
+                config = load_config(None, values)
+            except ValueError as error:
+                raise ValueError(f"{saved}: {error}") from None
             out, resume = args.resume, True
         else:
             if args.out is None:
@@ -519,13 +712,15 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
 
 def command(prog: str, run: Callable[[], Path]) -> int:
     """A training command's end: ``run()``'s final network printed (exit status 0), or an
-    error in its settings or files as one line (2), or Ctrl-C (130)."""
+    error in its settings or files as one line (2), or Ctrl-C (130) or SIGTERM (143), which
+    ``run`` handles alike (:func:`~tris_envs.durable.sigterm_as_interrupt`)."""
     try:
-        final = run()
+        with sigterm_as_interrupt():
+            final = run()
     except (ValueError, TypeError, OSError, ImportError) as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as interrupt:
+        return 143 if isinstance(interrupt, Terminated) else 130
     print(f"final network: {final} (play it with az:{final})")
     return 0
