@@ -1,4 +1,5 @@
-"""The README as a landing page, and the documentation site: built, served, opened in Chromium.
+"""The user docs' limits (table cells, commit ids), the README as a landing page, and the
+documentation site: built, served, opened in Chromium.
 
 The site is built from a copy of ``docs/`` into a temporary folder (so ``make test`` works on a
 fresh clone and leaves ``docs/`` alone), with warnings as errors like ``make docs``. It is
