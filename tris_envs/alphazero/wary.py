@@ -50,6 +50,7 @@ from tris_envs.agents.az_network import (
 )
 from tris_envs.core.game import Game
 from tris_envs.core.options import parse_options
+from tris_envs.durable import write_text
 from tris_envs.evaluation.records import play_recorded
 from tris_envs.games import make_game
 from tris_envs.machine import record
@@ -249,7 +250,7 @@ def train(settings: Settings, out: Path, quiet: bool = False) -> Path:
     if (out / "config.json").exists():
         raise ValueError(f"{out} already holds a run (config.json); choose another --out")
     out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps(asdict(settings), indent=2) + "\n")
+    write_text(out / "config.json", json.dumps(asdict(settings), indent=2) + "\n")
     machine = record(out, "start")
     say = (lambda text: None) if quiet else (lambda text: print(text, flush=True))
     say(machine)
