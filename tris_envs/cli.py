@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import signal
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -210,25 +209,18 @@ def main(argv: list[str] | None = None) -> int:
         from tris_envs.ppo.commands import evaluate
 
         return evaluate(args, "tris-envs evaluate")
-    previous = signal.signal(signal.SIGTERM, _stop)
-    try:
-        _run(args, parser)
-    except (ValueError, OSError, ImportError) as error:
-        parser.exit(2, f"tris-envs {args.command}: error: {error}\n")
-    except KeyboardInterrupt as interrupt:
-        status = 143 if isinstance(interrupt, _Terminated) else 130
-        parser.exit(status, f"\ntris-envs {args.command}: interrupted{_journal_note(args)}\n")
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    from tris_envs.durable import Terminated, sigterm_as_interrupt
+
+    with sigterm_as_interrupt():      # raised like Ctrl-C: worker pools stop on the way out
+        try:
+            _run(args, parser)
+        except (ValueError, OSError, ImportError) as error:
+            parser.exit(2, f"tris-envs {args.command}: error: {error}\n")
+        except KeyboardInterrupt as interrupt:
+            status = 143 if isinstance(interrupt, Terminated) else 130
+            parser.exit(status,
+                        f"\ntris-envs {args.command}: interrupted{_journal_note(args)}\n")
     return 0
-
-
-class _Terminated(KeyboardInterrupt):
-    """SIGTERM, raised like Ctrl-C so that worker pools are stopped on the way out."""
-
-
-def _stop(signum: int, frame: Any) -> None:
-    raise _Terminated
 
 
 def _journal_note(args: argparse.Namespace) -> str:
