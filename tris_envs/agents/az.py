@@ -259,6 +259,10 @@ class AZAgent:
             placements searched exactly), and in a position proven lost play the
             :func:`hardest_loss`; without search (``az:0``) nothing is proven.
 
+    Attributes:
+        time_budget: Seconds a search may take at most (``None``, the default: no limit);
+            it stops at the first of its simulations and this (``tris-envs serve`` sets it).
+
     Raises:
         ValueError: a negative budget, a ``batch_size`` that is neither a positive
             integer nor ``None``, or ``traps`` or ``mix`` outside [0, 1].
@@ -299,6 +303,7 @@ class AZAgent:
         self.traps = traps
         self.mix = mix
         self.proofs = proofs
+        self.time_budget: float | None = None
         source = ("" if network is None else
                   f":{network}" if not isinstance(network, Network) else ":<network>")
         budget = ("" if simulations is None or simulations == DEFAULT_SIMULATIONS and not source
@@ -351,7 +356,8 @@ class AZAgent:
                      else NetworkEvaluator(network))
         batch_size = (self.batch_size if self.batch_size is not None
                       else network.config.batch or BATCH_SIZE)
-        search = MCTSAgent(simulations, rng=self.rng, exploration=self.exploration,
+        search = MCTSAgent(simulations, self.time_budget, rng=self.rng,
+                           exploration=self.exploration,
                            evaluator=evaluator, batch_size=batch_size,
                            decisive=decisive, discount=discount, proofs=self.proofs)
         root = search.search(game, state)

@@ -112,6 +112,10 @@ class Sessions:
             self._make_room()
         return session
 
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._items)
+
     def footprint(self) -> int:
         """The memory the sessions hold in all (bytes, an upper estimate)."""
         with self._lock:
@@ -166,12 +170,14 @@ class Handler(BaseHTTPRequestHandler):
     def setup(self) -> None:
         super().setup()
         self._body_data: dict[str, Any] = {}
+        self._late = False
         self._watchdog = threading.Timer(self.timeout, self._hang_up)
         self._watchdog.daemon = True
         self._watchdog.start()
 
     def _hang_up(self) -> None:
         """The request took longer than :attr:`timeout` to arrive: stop reading it."""
+        self._late = True
         with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RD)
 
@@ -254,8 +260,11 @@ class Handler(BaseHTTPRequestHandler):
         (:meth:`_body`). Every route goes through here.
 
         Raises:
-            RequestError: 403, 415, 413, 408 or 400, saying why.
+            RequestError: 408, 403, 415, 413 or 400, saying why.
         """
+        if self._late:
+            raise RequestError(HTTPStatus.REQUEST_TIMEOUT, f"the request did not arrive "
+                               f"within {self.timeout:g} s")
         host = self.headers.get("Host")
         if host is None or not self._own(host):
             raise RequestError(HTTPStatus.FORBIDDEN, f"request for host {brief(host)} refused: "
@@ -305,9 +314,9 @@ class Handler(BaseHTTPRequestHandler):
             raise RequestError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
                                f"request of {length} bytes; at most {MAX_BODY}")
         raw = self.rfile.read(length) if length > 0 else b"{}"
-        if len(raw) < max(length, 0):
+        if len(raw) < length:
             raise RequestError(HTTPStatus.REQUEST_TIMEOUT, f"the request did not arrive "
-                               f"within {self.timeout:g} s")
+                               f"within {self.timeout:g} s (or the client stopped sending)")
         try:
             body = json.loads(raw)
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
@@ -434,8 +443,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, limits: Limits | None = Non
     print(f"tris-envs serve: listening on http://{host}:{server.server_port}/ (Ctrl-C stops)",
           flush=True)
     if host in ("127.0.0.1", "localhost"):
-        print("tris-envs serve: loopback only: pages of this machine's browser alone reach it",
-              flush=True)
+        print("tris-envs serve: loopback only: no other machine can connect", flush=True)
     else:
         print(f"tris-envs serve: listening on {host}: other machines can reach this app "
               "(there is no login)", flush=True)

@@ -69,8 +69,8 @@ class Limits:
     Attributes:
         simulations: The most simulations per move of ``mcts`` and ``az`` (with an ``az``
             network's own budget).
-        seconds: The most seconds per move, also the deadline of every ``mcts`` and
-            ``alphabeta`` search given simulations or plies, and of a hint's search.
+        seconds: The most seconds per move, also the deadline of every ``mcts``,
+            ``alphabeta`` and ``az`` search given simulations or plies, and of a hint's.
         depth: The deepest ``alphabeta`` search (plies).
         files: The one folder agent files (``ppo:<path>``, ``az:<path>``) are read from,
             a relative path taken inside it; ``None``: no files, only the shipped agents.
@@ -131,7 +131,7 @@ class Limits:
     def cap(self, agent: Agent, game: Game) -> None:
         """Refuse ``agent`` if its budget passes a cap; else give its search the deadline
         (:attr:`seconds`). An ``az`` agent's network must be loaded (its budget may be
-        the network's); its search is bounded by simulations alone.
+        the network's).
 
         Raises:
             ValueError: a budget over a cap, naming it and the server's option.
@@ -149,7 +149,7 @@ class Limits:
             if timed is None:
                 raise _over(agent, f"{agent.plies} plies", str(self.depth), "--max-depth")
             agent.plies = self.depth         # the deepest iteration of a timed search
-        if isinstance(agent, (MCTSAgent, AlphaBetaAgent)) and timed is None:
+        if isinstance(agent, (MCTSAgent, AlphaBetaAgent, AZAgent)) and timed is None:
             agent.time_budget = self.seconds     # the deadline; the spec's budget may come first
 
 
