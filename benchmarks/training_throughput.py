@@ -47,7 +47,7 @@ def learner_steps_per_second(config: Config, steps: int) -> tuple[float, dict[st
     """Steps per second of a ``train()`` run of ``steps`` steps (evaluations left out), and
     the share of that time each pool label's moves took (batched environment only)."""
     config = apply_overrides(config, [
-        f"train.timesteps={steps}", "eval.every=1000000000", "eval.games=2",
+        f"train.timesteps={steps}", "eval.evaluations=1", "eval.games=2",
         'eval.opponents=["random"]', "eval.judge_moves=false"])
     with tempfile.TemporaryDirectory() as out:
         run = train(config, out, progress=False, report=lambda line: None)
@@ -76,13 +76,11 @@ class Row:
     evaluation: float | None
 
     def evaluation_share(self) -> float:
-        """The share of a full run's wall time its evaluations take: one at the start,
-        one every ``eval.every`` steps and one at the end (train.py evaluates between
-        rollouts, so a little later than that)."""
+        """The share of a full run's wall time its evaluations take: one at the start and
+        ``eval.evaluations`` over the run."""
         assert self.evaluation is not None
-        total, every = self.config.train.timesteps, self.config.eval.every
-        count = 1 + total // every + (total % every > 0)
-        evaluating = count * self.evaluation
+        total = self.config.train.timesteps
+        evaluating = (1 + self.config.eval.evaluations) * self.evaluation
         return evaluating / (evaluating + total / self.new)
 
     def cells(self) -> list[str]:

@@ -16,7 +16,7 @@ parser.add_argument("--games", type=int, default=40)
 args = parser.parse_args()
 
 game = make_game(args.game)
-# PPOAgent() plays tris_envs/checkpoints/<game>.pt; PPOAgent("runs/.../final.zip") your own.
+# PPOAgent() plays tris_envs/checkpoints/<game>.pt; PPOAgent("runs/.../final.pt") your own.
 result = play_match(game, PPOAgent(), make_agent(f"mcts:{args.mcts}"), n_games=args.games,
                     seed=0)
 print(result)

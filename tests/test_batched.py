@@ -13,6 +13,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import DummyVecEnv
 
+from tris_envs.agents.ppo import export_policy
 from tris_envs.envs import SingleAgentEnv, turns
 from tris_envs.games import make_game
 from tris_envs.ppo.batched import BatchedPoolEnv
@@ -32,8 +33,7 @@ def snapshot_paths(tmp_path_factory) -> dict[str, list[str]]:
         for seed in range(2):
             model = MaskablePPO("MlpPolicy", SingleAgentEnv(game), n_steps=32, batch_size=32,
                                 seed=seed, device="cpu", policy_kwargs={"net_arch": [16]})
-            path = folder / f"{game}_{seed}.zip"
-            model.save(path)
+            path = export_policy(model, folder / f"{game}_{seed}.pt", game)
             paths.setdefault(game, []).append(str(path))
     return paths
 

@@ -3,6 +3,9 @@ spec everywhere, and as strong as the README reports (``tris-envs evaluate --tar
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -19,6 +22,7 @@ from tris_envs.games import make_game
 torch.set_num_threads(1)
 
 GAMES = ["tris2", "tris1", "tant_fant", "doppia_scelta", "tritoc"]
+DATA = Path(__file__).resolve().parent / "data"
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -39,6 +43,24 @@ def test_shipped_policy_is_small_and_plays(game):
             state = resolve_chance(rules, rules.apply(state, action), rng)
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_shipped_policy_plays_as_it_did_before_its_conversion(game, monkeypatch):
+    """``tests/data/shipped_ppo_probabilities.npz``: 32 positions per game (the mover's
+    observation and legal mask, from random games) and the probabilities the shipped policies
+    gave there when they were Stable-Baselines3 pickles; the weights-only files that replaced
+    them load without trusting anything and give the same, bit for bit."""
+    monkeypatch.setenv(ppo_module.TRUSTED_FILES, "")
+    path = ppo_module.shipped_checkpoint(game)
+    saved = torch.load(path, weights_only=True)
+    assert set(saved) == {"header", "state_dict"}
+    assert json.loads(saved["header"])["game"] == game
+    before = np.load(DATA / "shipped_ppo_probabilities.npz")
+    observations, masks = before[f"{game}.observations"], before[f"{game}.masks"]
+    policy = ppo_module.load_policy(path)
+    probabilities = ppo_module.masked_probabilities(policy, observations, masks)
+    np.testing.assert_array_equal(probabilities, before[f"{game}.probabilities"])
+
+
 def test_no_policy_is_shipped_for_other_games():
     with pytest.raises(FileNotFoundError, match=r"no trained policy is shipped for 'chess' "
                                                 r"\(shipped: doppia_scelta, tant_fant, tris1, "
@@ -51,7 +73,8 @@ def test_an_agent_keeps_its_policy_after_the_first_move(monkeypatch):
 
     loads = []
     real = ppo_module.load_policy
-    monkeypatch.setattr(ppo_module, "load_policy", lambda path: loads.append(path) or real(path))
+    monkeypatch.setattr(ppo_module, "load_policy",
+                        lambda path, trust=False: loads.append(path) or real(path, trust))
     tris1, tant_fant = make_game("tris1"), make_game("tant_fant")
     agent = ppo_module.PPOAgent(ppo_module.shipped_checkpoint("tris1"))
     for _ in range(5):

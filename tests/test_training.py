@@ -64,17 +64,16 @@ def tiny_config(game: str) -> Config:
     return apply_overrides(shipped_config(game), [
         "train.timesteps=512", "train.n_envs=2", "ppo.n_steps=128", "ppo.batch_size=64",
         "ppo.n_epochs=1", "pool.snapshot_every=128", "pool.max_snapshots=2",
-        "eval.every=1000000", "eval.games=2", f"eval.opponents={opponents}"])
+        "eval.evaluations=1", "eval.games=2", f"eval.opponents={opponents}"])
 
 
 @pytest.fixture(scope="module")
 def tris1_model(tmp_path_factory) -> Path:
-    """An untrained tris1 MaskablePPO checkpoint (its policy is still a valid one)."""
-    path = tmp_path_factory.mktemp("models") / "tris1.zip"
+    """An untrained tris1 policy file (its policy is still a valid one)."""
+    path = tmp_path_factory.mktemp("models") / "tris1.pt"
     model = MaskablePPO("MlpPolicy", SingleAgentEnv("tris1", opponent="random"), n_steps=32,
                         batch_size=32, seed=0, device="cpu")
-    model.save(path)
-    return path
+    return ppo_module.export_policy(model, path, "tris1")
 
 
 # ----- a short run per game ------------------------------------------------------------------
@@ -99,7 +98,10 @@ def test_short_run_saves_loads_and_plays(game, tmp_path):
     assert (rows[-1]["optimal_share"] != "") == judged
     # snapshots every 128 steps, taken between rollouts of 256: the newest two kept on disk
     assert sorted(p.name for p in run.snapshots.iterdir()) == [
-        "step_000000000.zip", "step_000000256.zip"]
+        "step_000000000.pt", "step_000000256.pt"]
+    # every policy the run wrote loads without unpickling (torch.load(weights_only=True))
+    for path in (run.final, run.best, *run.checkpoints.iterdir(), *run.snapshots.iterdir()):
+        assert set(torch.load(path, weights_only=True)) == {"header", "state_dict"}, path
     # the learner met pool members only (snapshots tallied together as "self")
     weighted = {label for label, w in config.pool.weights.items() if w > 0}
     assert set(run.pool_results) <= weighted and run.pool_results
@@ -122,14 +124,32 @@ def test_short_run_saves_loads_and_plays(game, tmp_path):
 
 def test_train_ppo_command_line(tmp_path, capsys):
     out = tmp_path / "cli"
-    assert train_ppo(["--game", "tris1", "--timesteps", "256", "--seed", "5", "--out",
-                       str(out), "--no-progress", "--n-envs", "2", "--set", "ppo.n_steps=64",
-                       "--set", "ppo.batch_size=64", "--set", "eval.games=2",
-                       "--set", 'eval.opponents=["random"]', "--set", "eval.every=1000000"]) == 0
+    run = ["--game", "tris1", "--timesteps", "640", "--seed", "5", "--out", str(out),
+           "--n-envs", "2", "--set", "ppo.n_steps=32", "--set", "ppo.batch_size=64",
+           "--set", "ppo.n_epochs=1", "--set", "eval.games=2",
+           "--set", 'eval.opponents=["random"]']
+    assert train_ppo(run) == 0
     printed = capsys.readouterr().out
-    assert "trained 256 steps" in printed and (out / "final.zip").is_file()
+    assert "trained 640 steps in " in printed and (out / "final.pt").is_file()
     assert "of the wall time); opponents' moves: " in printed  # batched: each member's share
     assert '"seed": 5' in (out / "config.json").read_text()
+    # ten evaluations over the run (one per rollout of 64 steps here) and one before it
+    with (out / "progress.csv").open() as handle:
+        steps = [int(row["steps"]) for row in csv.DictReader(handle)]
+    assert steps == list(range(0, 641, 64)) and printed.count("step ") == 11
+    # the directory holds a run now: refused, unless --force, which replaces it
+    (out / "mine.txt").write_text("not the run's")
+    assert train_ppo(run) == 2
+    assert f"{out} already holds a run (config.json, machine.txt, progress.csv" in \
+        capsys.readouterr().err
+    assert train_ppo([*run, "--force", "--quiet", "--timesteps", "64"]) == 0
+    printed = capsys.readouterr().out
+    assert "trained 64 steps in " in printed and "step " not in printed.split("trained")[0]
+    assert len((out / "progress.csv").read_text().splitlines()) == 3  # header, 0, 64
+    assert len((out / "machine.txt").read_text().splitlines()) == 1
+    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == [
+        "step_000000000.pt", "step_000000064.pt"]
+    assert (out / "mine.txt").read_text() == "not the run's"   # --force removes runs' files only
     assert train_ppo(["--game", "tris1", "--set", "ppo.gama=0.9"]) == 2
     assert "unknown config key 'ppo.gama'" in capsys.readouterr().err
     assert train_ppo(["--game", "tris1", "--config",
@@ -137,7 +157,29 @@ def test_train_ppo_command_line(tmp_path, capsys):
     assert "--game tris1 but the config trains 'tant_fant'" in capsys.readouterr().err
 
 
-TINY_RUN = ["--game", "tris1", "--timesteps", "256", "--no-progress", "--n-envs", "2",
+def test_train_ppo_shows_progress_on_a_terminal_only(tmp_path):
+    import pexpect
+
+    args = ["-m", "tris_envs.cli", "train", "ppo", "--game", "tris1", "--timesteps", "512",
+            "--n-envs", "2", "--set", "ppo.n_steps=64", "--set", "ppo.batch_size=64",
+            "--set", "ppo.n_epochs=1", "--set", "eval.games=2", "--set", "eval.evaluations=2",
+            "--set", 'eval.opponents=["random"]']
+    piped = subprocess.run([sys.executable, *args, "--out", str(tmp_path / "piped")],
+                           capture_output=True, text=True, timeout=300)
+    assert piped.returncode == 0, piped.stderr
+    assert "steps/s]" not in piped.stderr and "train ppo tris1:" not in piped.stderr
+    assert piped.stdout.count("step ") == 3 and "trained 512 steps in " in piped.stdout
+    child = pexpect.spawn(sys.executable, [*args, "--out", str(tmp_path / "terminal")],
+                          encoding="utf-8", timeout=300, dimensions=(50, 200))
+    child.expect(r"train ppo tris1: +\d+%\|.*\| [\d,]+/512 steps")     # the bar
+    child.expect(r"train ppo tris1: 512 steps in \d+s")               # the summary line
+    child.expect("trained 512 steps in ")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+TINY_RUN = ["--game", "tris1", "--timesteps", "256", "--quiet", "--n-envs", "2",
             "--set", "ppo.n_steps=64", "--set", "ppo.batch_size=64", "--set", "eval.games=2",
             "--set", 'eval.opponents=["random"]']
 
@@ -166,8 +208,10 @@ def test_train_ppo_rejects_bad_input_in_one_line(args, message, tmp_path, capsys
 def test_evaluate_names_an_unreadable_checkpoint(tmp_path, capsys):
     corrupt = tmp_path / "corrupt.zip"
     corrupt.write_bytes(b"PK\x03\x04 truncated")
-    for path, message in ((tmp_path / "missing.zip", "PPO checkpoint '{}' not found"),
-                          (corrupt, "checkpoint '{}' cannot be read")):
+    (tmp_path / "corrupt.pt").write_bytes(b"PK\x03\x04 truncated")
+    for path, message in ((tmp_path / "missing.pt", "PPO checkpoint '{}' not found"),
+                          (corrupt, "checkpoint '{}' cannot be read"),
+                          (tmp_path / "corrupt.pt", "checkpoint '{}' cannot be read")):
         assert evaluate_ppo([str(path), "--game", "tris1", "--games", "2",
                                      "--opponents", "random"]) == 2
         err = capsys.readouterr().err
@@ -214,7 +258,7 @@ def test_evaluate_prints_a_table(tris1_model, capsys):
     assert evaluate_ppo([str(tris1_model), "--game", "tris2", "--games", "2",
                           "--opponents", "random"]) == 2
     assert "expects observations of shape (3, 3, 2)" in capsys.readouterr().err
-    assert evaluate_ppo(["missing.zip", "--game", "tris1"]) == 2
+    assert evaluate_ppo(["missing.pt", "--game", "tris1"]) == 2
     capsys.readouterr()
     assert evaluate_ppo([str(tris1_model), "--game", "tris1", "--games", "2", "--no-judge",
                           "--opponents", "solver"]) == 0
@@ -226,7 +270,7 @@ def test_evaluate_prints_a_table(tris1_model, capsys):
 def snapshots(tris1_model: Path, tmp_path: Path, n: int) -> list[str]:
     paths = []
     for k in range(n):
-        path = tmp_path / f"snap{k}.zip"
+        path = tmp_path / f"snap{k}.pt"
         path.write_bytes(tris1_model.read_bytes())
         paths.append(str(path))
     return paths
@@ -402,8 +446,8 @@ def test_ppo_agent_plays_legal_moves_reproducibly(tris1_model):
 
 
 def test_ppo_agent_errors(tris1_model, monkeypatch):
-    with pytest.raises(FileNotFoundError, match="PPO checkpoint 'nowhere.zip' not found"):
-        make_agent("ppo:nowhere.zip")
+    with pytest.raises(FileNotFoundError, match="PPO checkpoint 'nowhere.pt' not found"):
+        make_agent("ppo:nowhere.pt")
     with pytest.raises(ValueError, match="allowed: .*'ppo:<path>'"):
         make_agent("ppo:")
     assert "ppo:<path>" in AGENT_SPECS
@@ -417,16 +461,17 @@ def test_ppo_agent_errors(tris1_model, monkeypatch):
         PPOAgent(tris1_model)
 
 
-def test_exported_policy_plays_like_its_zip(tris1_model, tmp_path):
-    exported = ppo_module.export_policy(tris1_model, tmp_path / "tris1.pt")
-    saved = torch.load(exported, weights_only=False)
-    assert set(saved) == {"state_dict", "data"}  # the network alone: no optimizer state
-    assert exported.stat().st_size < tris1_model.stat().st_size
-    model = MaskablePPO.load(tris1_model, device="cpu")
+def test_an_exported_policy_plays_like_its_model(tmp_path):
+    model = MaskablePPO("MlpPolicy", SingleAgentEnv("tris1", opponent="random"), n_steps=32,
+                        batch_size=32, seed=3, device="cpu")
+    exported = ppo_module.export_policy(model, tmp_path / "tris1.pt", "tris1")
+    archive = tmp_path / "tris1.zip"
+    model.save(archive)
+    assert exported.stat().st_size < archive.stat().st_size   # no optimizer state
     game = make_game("tris1")
     rng = np.random.default_rng(4)
-    agents = [PPOAgent(tris1_model), PPOAgent(exported), PPOAgent(model)]
-    assert [a.name for a in agents] == ["ppo:tris1", "ppo:tris1", "ppo:model"]
+    agents = [PPOAgent(exported), PPOAgent(model)]
+    assert [a.name for a in agents] == ["ppo:tris1", "ppo:model"]
     for _ in range(30):
         state = game.initial_state(rng)
         for _ in range(int(rng.integers(0, 7))):
@@ -507,19 +552,22 @@ def test_full_training_reaches_the_targets(game, tmp_path):
     assert report and all(met for _, met in report), report
 
 
-def test_progress_bar_only_in_a_terminal(monkeypatch):
-    """A log file gets the evaluation lines whole, not rich's bar and 80-column wrapping."""
-    import io
+def test_evaluations_are_spread_over_the_run():
+    from tris_envs.ppo.train import evaluation_after
 
-    from tris_envs.ppo.train import _progress_bar
+    def evaluated(total: int, rollout: int, evaluations: int) -> list[int]:
+        """The steps train() evaluates at, with rollouts of ``rollout`` steps."""
+        steps, next_evaluation, points = 0, 0, []
+        while True:
+            if steps >= next_evaluation or steps >= total:
+                points.append(steps)
+                next_evaluation = evaluation_after(steps, total, evaluations)
+            if steps >= total:
+                return points
+            steps += rollout
 
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
-    monkeypatch.setattr(sys, "stdout", io.StringIO())
-    with _progress_bar(100) as bar:
-        assert bar is None
-    monkeypatch.setattr(sys, "stdout", Terminal())
-    with _progress_bar(100) as bar:
-        assert bar is not None
+    assert evaluated(1000, 100, 10) == list(range(0, 1001, 100))
+    assert evaluated(1_000_000, 2048, 10)[:3] == [0, 100_352, 200_704]
+    assert len(evaluated(1_000_000, 2048, 10)) == 11
+    assert evaluated(500, 256, 10) == [0, 256, 512]     # at most one per rollout
+    assert evaluated(300, 100, 1) == [0, 300]

@@ -270,12 +270,13 @@ def test_policy_snapshots_play_in_batches(tmp_path, monkeypatch):
     from sb3_contrib import MaskablePPO
 
     from tris_envs.agents import PolicyOpponent
+    from tris_envs.agents.ppo import export_policy
     from tris_envs.envs import turns
 
     torch.set_num_threads(1)
     model = MaskablePPO("MlpPolicy", SingleAgentEnv("tris1"), n_steps=32, batch_size=32,
                         seed=0, device="cpu", policy_kwargs={"net_arch": [16]})
-    model.save(tmp_path / "snapshot.zip")
+    export_policy(model, tmp_path / "snapshot.pt", "tris1")
     calls = []
     real = turns.masked_probabilities
 
@@ -284,7 +285,7 @@ def test_policy_snapshots_play_in_batches(tmp_path, monkeypatch):
         return real(network, observations, masks)
 
     monkeypatch.setattr(turns, "masked_probabilities", counting)
-    opponent = PolicyOpponent(tmp_path / "snapshot.zip", rng=np.random.default_rng(0))
+    opponent = PolicyOpponent(tmp_path / "snapshot.pt", rng=np.random.default_rng(0))
     ours = SingleAgentVectorEnv("tris1", 8, opponent=opponent, seat=0,
                                 autoreset_mode="SameStep")
     _, infos = ours.reset(seed=0)

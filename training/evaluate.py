@@ -1,6 +1,6 @@
 """``tris-envs evaluate`` in a checkout: a MaskablePPO checkpoint against the baselines.
 
-    python training/evaluate.py runs/tant_fant/final.zip --game tant_fant
+    python training/evaluate.py runs/tant_fant/final.pt --game tant_fant
 
 The command and its arguments: :mod:`tris_envs.ppo.commands`.
 """

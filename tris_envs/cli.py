@@ -16,7 +16,7 @@ from tris_envs.agents.factory import AGENT_HELP
 from tris_envs.core.errors import brief
 from tris_envs.core.options import parse_options
 from tris_envs.games import GAMES as REGISTRY
-from tris_envs.ppo.commands import add_evaluate_arguments
+from tris_envs.ppo.commands import add_evaluate_arguments, add_trust_pickle_argument
 from tris_envs.watch import DESCRIPTION as WATCH_DESCRIPTION
 
 if TYPE_CHECKING:
@@ -64,6 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, default=None, help="seed of the game's dice and "
                                                                  "the agent (default: random)")
     play.add_argument("--option", action="append", help=option_help)
+    add_trust_pickle_argument(play)
 
     evaluate = commands.add_parser("eval", help="a match between two agents", **with_agents)
     evaluate.add_argument("game", choices=GAMES, metavar="game", help=game_help)
@@ -78,6 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--option", action="append", help=option_help)
     evaluate.add_argument("--metrics", action="store_true", help=METRICS_HELP)
     _journal_arguments(evaluate)
+    add_trust_pickle_argument(evaluate)
 
     tournament = commands.add_parser("tournament", help="round robin between agents",
                                      **with_agents)
@@ -94,6 +96,7 @@ def _parser() -> argparse.ArgumentParser:
     tournament.add_argument("--option", action="append", help=option_help)
     tournament.add_argument("--metrics", action="store_true", help=METRICS_HELP)
     _journal_arguments(tournament)
+    add_trust_pickle_argument(tournament)
 
     replay = commands.add_parser("replay", help="recorded games as one HTML page")
     replay.add_argument("records", help="a --records file of eval/tournament, or a JSON "
@@ -209,6 +212,10 @@ def main(argv: list[str] | None = None) -> int:
         from tris_envs.ppo.commands import evaluate
 
         return evaluate(args, "tris-envs evaluate")
+    if getattr(args, "trust_pickle", False):
+        from tris_envs.agents.ppo import trust_pickle_specs
+
+        trust_pickle_specs([args.opponent] if args.command == "play" else args.agents)
     from tris_envs.durable import Terminated, sigterm_as_interrupt
 
     with sigterm_as_interrupt():      # raised like Ctrl-C: worker pools stop on the way out

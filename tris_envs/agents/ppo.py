@@ -6,17 +6,20 @@ tournaments and ``tris-envs play`` take it like the baselines::
     from tris_envs.agents import make_agent
 
     agent = make_agent("ppo")                             # the shipped policy of each game
-    agent = make_agent("ppo:runs/tant_fant/final.zip")   # = PPOAgent("runs/.../final.zip")
+    agent = make_agent("ppo:runs/tant_fant/final.pt")    # = PPOAgent("runs/.../final.pt")
     action = agent.act(game, state)
 
-A policy is read from either of two files:
+A policy is read from a policy file (``.pt``): its weights and a JSON header, read with
+``torch.load(weights_only=True)``, so reading it runs no code from it
+(:mod:`tris_envs.agents.ppo_file`). ``tris-envs train ppo`` writes them (``final.pt``,
+``best.pt``, the checkpoints), :func:`export_policy` writes one from a model, and the policies
+shipped in ``tris_envs/checkpoints/<game>.pt`` (:func:`shipped_checkpoint`) are such files.
 
-- a ``MaskablePPO`` zip (``model.save``; ``tris-envs train ppo`` writes ``final.zip``,
-  ``best.zip`` and the checkpoints), which also holds the optimizer state to resume training;
-- a policy file (``.pt``, :func:`export_policy`, i.e. SB3's ``policy.save``): the network
-  and its spaces only, about a third of the zip. ``tris-envs train ppo`` writes ``final.pt``
-  and ``best.pt``; the checkpoints shipped in ``tris_envs/checkpoints/<game>.pt``
-  (:func:`shipped_checkpoint`) are such files.
+Stable-Baselines3's own files (a ``MaskablePPO`` zip of ``model.save``, a ``.pt`` of
+``policy.save``, which this package wrote before) are pickles: loading one runs code from
+it. They load only with ``trust_pickle=True`` (the commands' ``--trust-pickle``, which
+marks the files named on the command line as trusted: :func:`trust_pickle_specs`);
+:func:`convert` rewrites one as a policy file once.
 
 :class:`PolicyOpponent` is the same policy in the ``policy(observation, action_mask)`` form that
 :class:`~tris_envs.envs.SingleAgentEnv` accepts as an opponent (self-play snapshots); it
@@ -39,13 +42,24 @@ from __future__ import annotations
 
 import importlib.util
 import io
-from collections.abc import Sequence
+import os
+import zipfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from tris_envs.agents.board_cnn import board_cnn
 from tris_envs.agents.cache import LRUCache
+from tris_envs.agents.ppo_file import (
+    PICKLE_HINT,
+    CheckpointError,
+    PickledPolicyError,
+    read_pickled,
+    read_policy,
+    write_policy,
+)
 from tris_envs.agents.shipped import SHIPPED_DIR
 from tris_envs.core.game import Game
 
@@ -53,13 +67,21 @@ if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
+__all__ = ["CheckpointError", "PickledPolicyError", "PolicyOpponent", "PPOAgent", "convert",
+           "load_policy", "export_policy", "shipped_checkpoint", "trust_pickle_specs"]
+
 TRAIN_EXTRA = "pip install 'tris_envs[train]'"
 """How to install what this module needs."""
 
 MODEL_CACHE_SIZE = 32
 """Loaded policies kept per process (least recently used dropped first)."""
 
-_POLICIES: LRUCache[tuple[str, int, int], MaskableActorCriticPolicy] = LRUCache(
+TRUSTED_FILES = "TRIS_ENVS_TRUST_PICKLE"
+"""The environment variable listing (``os.pathsep`` between them) the resolved paths of the
+pickled policy files the user trusts: :func:`trust_pickle_files` sets it for this process
+and the workers it starts."""
+
+_POLICIES: LRUCache[tuple[str, int, int, bool], MaskableActorCriticPolicy] = LRUCache(
     MODEL_CACHE_SIZE)
 
 
@@ -76,9 +98,8 @@ def _checkpoint_path(path: str | Path) -> Path:
     """``path`` resolved; ``FileNotFoundError`` unless it is a file."""
     resolved = Path(path).expanduser().resolve()
     if not resolved.is_file():
-        raise FileNotFoundError(f"PPO checkpoint {str(path)!r} not found (a .zip written by "
-                                "MaskablePPO.save or tris-envs train ppo, or a .pt policy "
-                                "written by export_policy)")
+        raise FileNotFoundError(f"PPO checkpoint {str(path)!r} not found (a .pt policy "
+                                "written by tris-envs train ppo or export_policy)")
     return resolved
 
 
@@ -96,70 +117,127 @@ def shipped_checkpoint(game: str) -> Path:
     return path
 
 
-def load_policy(path: str | Path) -> MaskableActorCriticPolicy:
-    """The policy saved at ``path`` (a ``MaskablePPO`` zip or a ``.pt`` policy), on the CPU.
+def trust_pickle_files(paths: Iterable[str | Path]) -> None:
+    """Trust the pickled policy files at ``paths``: this process and the workers it starts
+    (they inherit :data:`TRUSTED_FILES`) load them with ``trust_pickle=True``."""
+    known = [name for name in os.environ.get(TRUSTED_FILES, "").split(os.pathsep) if name]
+    known += [str(Path(path).expanduser().resolve()) for path in paths]
+    os.environ[TRUSTED_FILES] = os.pathsep.join(dict.fromkeys(known))
 
-    Cached per process.
+
+def trust_pickle_specs(specs: Iterable[str]) -> None:
+    """Trust the files of the ``ppo:<path>`` specs among ``specs`` (``--trust-pickle``)."""
+    trust_pickle_files(spec[len("ppo:"):] for spec in specs
+                       if spec.startswith("ppo:") and len(spec) > len("ppo:"))
+
+
+def _trusted(path: Path) -> bool:
+    """Whether :func:`trust_pickle_files` named ``path`` (resolved)."""
+    return str(path) in os.environ.get(TRUSTED_FILES, "").split(os.pathsep)
+
+
+def load_policy(path: str | Path, trust_pickle: bool = False) -> MaskableActorCriticPolicy:
+    """The policy saved at ``path``, on the CPU. Cached per process.
+
+    A policy file (weights and header) loads as it is. A Stable-Baselines3 pickle (a
+    ``MaskablePPO`` zip, a ``policy.save`` ``.pt``) loads only with ``trust_pickle`` or where
+    :func:`trust_pickle_files` named it: unpickling runs code from the file.
 
     Raises:
         ImportError: the train extra is not installed.
         FileNotFoundError: no file at ``path``.
+        PickledPolicyError: a pickle, not trusted.
         CheckpointError: the file is not a policy this package can read.
     """
     _require_train_extra()
     resolved = _checkpoint_path(path)
     stat = resolved.stat()
-    key = (str(resolved), stat.st_size, stat.st_mtime_ns)
-    return _POLICIES.get(key, lambda: _load_file(resolved, str(path)))
+    trusted = trust_pickle or _trusted(resolved)
+    key = (str(resolved), stat.st_size, stat.st_mtime_ns, trusted)
+    return _POLICIES.get(key, lambda: _load_file(resolved, str(path), trusted))
 
 
-class CheckpointError(ValueError):
-    """A checkpoint file that cannot be read (empty, truncated, corrupt, another format)."""
+def _load_file(path: Path, shown: str, trusted: bool) -> MaskableActorCriticPolicy:
+    """The policy of the file at ``path``, torch on one thread: a policy file, else with
+    ``trusted`` a Stable-Baselines3 pickle (whose loaders' errors become a
+    :class:`CheckpointError` naming the file)."""
+    import torch
 
-
-def _load_file(path: Path, shown: str) -> MaskableActorCriticPolicy:
-    """:func:`_load` of a file; anything the loaders raise becomes a
-    :class:`CheckpointError` naming the file."""
+    torch.set_num_threads(1)
+    if path.suffix != ".zip":
+        try:
+            return read_policy(path, shown)
+        except PickledPolicyError:
+            if not trusted:
+                raise
+    elif not zipfile.is_zipfile(path):
+        raise CheckpointError(f"checkpoint {shown!r} cannot be read (not a zip archive)")
+    elif not trusted:                  # a MaskablePPO zip: pickles inside a zip archive
+        raise PickledPolicyError(f"PPO file {shown!r} is a MaskablePPO zip, a pickle, and "
+                                 f"loading it runs code from the file: {PICKLE_HINT}")
     try:
-        return _load(path)
+        return read_pickled(path)
     except Exception as error:  # the loaders raise many types (zip, pickle, torch, numpy)
         raise CheckpointError(
             f"checkpoint {shown!r} cannot be read ({type(error).__name__}: "
-            f"{str(error)[:200] or 'no detail'}); expected a .zip from MaskablePPO.save or "
-            "tris-envs train ppo, or a .pt from export_policy") from None
+            f"{str(error)[:200] or 'no detail'}); expected a policy .pt written by "
+            "tris-envs train ppo, or with --trust-pickle a MaskablePPO .zip") from None
 
 
-def _load(source: Path | io.BytesIO) -> MaskableActorCriticPolicy:
-    """Load a policy from a zip or ``.pt`` file, or in-memory ``.pt`` bytes, with torch on
-    one thread."""
-    _require_train_extra()
-    import torch
-    from sb3_contrib import MaskablePPO
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    torch.set_num_threads(1)
-    if isinstance(source, Path) and source.suffix == ".zip":
-        policy = MaskablePPO.load(source, device="cpu").policy
-    else:
-        policy = MaskableActorCriticPolicy.load(cast(Any, source), device="cpu")
-    policy.set_training_mode(False)
-    return policy
-
-
-def export_policy(model: MaskablePPO | str | Path, destination: str | Path) -> Path:
-    """Write the policy of ``model`` (a ``MaskablePPO`` or the path of its zip) to a ``.pt``
-    file: the network and its spaces without the optimizer state, which :func:`load_policy`
-    and :class:`PPOAgent` read. Returns the destination.
+def export_policy(model: MaskablePPO | MaskableActorCriticPolicy, destination: str | Path,
+                game: str | None = None, game_options: dict[str, Any] | None = None) -> Path:
+    """Write the policy of ``model`` (a ``MaskablePPO`` or its policy) as a policy file:
+    weights and header, without the optimizer state (:mod:`tris_envs.agents.ppo_file`).
+    ``game`` and ``game_options`` (the rules it was trained on) go into the header.
+    Returns the destination.
 
     Raises:
         ImportError: the train extra is not installed.
-        FileNotFoundError: ``model`` is a path to no file.
+        ValueError: a network the format cannot describe, or an unknown ``game``.
     """
-    policy = load_policy(model) if isinstance(model, (str, Path)) else model.policy
+    _require_train_extra()
     destination = Path(destination)
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    policy.save(str(destination))
+    write_policy(getattr(model, "policy", cast(Any, model)), destination, game, game_options)
     return destination
+
+
+def convert(source: str | Path, destination: str | Path, game: str | None = None,
+            game_options: dict[str, Any] | None = None) -> Path:
+    """Rewrite a Stable-Baselines3 pickle (a ``MaskablePPO`` zip, a ``policy.save`` ``.pt``)
+    as a policy file that loads without running code, and check that both give the same
+    probabilities. This unpickles ``source``, which runs code from it: convert only a
+    file you trust. ``game`` and ``game_options`` (the rules it was trained on) go into the
+    header, and the policy must fit that game's observations and actions.
+
+    Returns:
+        The destination.
+
+    Raises:
+        ImportError: the train extra is not installed.
+        FileNotFoundError: no file at ``source``.
+        CheckpointError: ``source`` cannot be read.
+        ValueError: a network the format cannot describe, or one that does not fit ``game``.
+    """
+    old = load_policy(source, trust_pickle=True)
+    if game is not None:
+        from tris_envs.games import make_game
+
+        info = make_game(game, **(game_options or {})).info
+        check_policy_fits(old, info.observation_shape, info.num_actions)
+    path = export_policy(old, destination, game, game_options)
+    new = load_policy(path)
+    space = cast(Any, old.observation_space)
+    rng = np.random.default_rng(0)
+    observations = rng.integers(int(space.low.min()), int(space.high.max()) + 1,
+                                (64, *space.shape)).astype(space.dtype)
+    masks = rng.random((64, int(cast(Any, old.action_space).n))) < 0.5
+    masks[:, 0] = True
+    if not np.array_equal(masked_probabilities(old, observations, masks),
+                          masked_probabilities(new, observations, masks)):
+        path.unlink()
+        raise ValueError(f"converting {str(source)!r}: the written policy does not give the "
+                         "same probabilities (nothing written)")
+    return path
 
 
 def policy_action(policy: MaskableActorCriticPolicy, observation: np.ndarray, mask: np.ndarray,
@@ -223,12 +301,15 @@ class PPOAgent:
     masked distribution with ``rng``. A policy given by path loads at the first move.
 
     Args:
-        source: A ``MaskablePPO`` zip or a ``.pt`` policy; a ``MaskablePPO`` model or its
-            policy in memory (played as it is, also while it trains on); ``None`` plays the
-            policy shipped for the game it is asked to move in (:func:`shipped_checkpoint`),
-            trained with the game's default options.
+        source: A policy file (``.pt``); a ``MaskablePPO`` model or its policy in memory
+            (played as it is, also while it trains on); ``None`` plays the policy shipped for
+            the game it is asked to move in (:func:`shipped_checkpoint`), trained with the
+            game's default options.
         rng: Generator for stochastic play.
         deterministic: Play the most probable legal action instead of sampling.
+        trust_pickle: Also load a Stable-Baselines3 pickle at ``source`` (a ``MaskablePPO``
+            zip, a ``policy.save`` ``.pt``): unpickling runs code from the file, so pass it
+            only for a file you trust.
 
     Raises:
         ImportError: the train extra is not installed (``pip install 'tris_envs[train]'``).
@@ -236,8 +317,10 @@ class PPOAgent:
     """
 
     def __init__(self, source: str | Path | MaskablePPO | MaskableActorCriticPolicy | None = None,
-                 rng: np.random.Generator | None = None, deterministic: bool = True) -> None:
+                 rng: np.random.Generator | None = None, deterministic: bool = True,
+                 trust_pickle: bool = False) -> None:
         _require_train_extra()
+        self.trust_pickle = trust_pickle
         self.path: Path | None = None
         self._policy: MaskableActorCriticPolicy | None = None
         self._loaded: tuple[str, MaskableActorCriticPolicy] | None = None
@@ -260,13 +343,15 @@ class PPOAgent:
 
         Raises:
             FileNotFoundError: no source was given and no policy is shipped for ``game``.
+            PickledPolicyError: the file is a pickle, not trusted.
             CheckpointError: the file cannot be read.
         """
         if self._policy is not None:
             return self._policy
         name = game.info.name
         if self._loaded is None or self._loaded[0] != name:
-            self._loaded = (name, load_policy(self.path or shipped_checkpoint(name)))
+            self._loaded = (name, load_policy(self.path or shipped_checkpoint(name),
+                                              self.trust_pickle))
         return self._loaded[1]
 
     def checkpoint_for(self, game: Game) -> Path | None:
@@ -305,15 +390,17 @@ class PolicyOpponent:
 
     Called as ``opponent(observation, action_mask) -> action`` with the opponent seat's own
     observation. It pickles (for ``SubprocVecEnv`` and ``env_method``): a path-backed opponent
-    as its path, a model-backed one as its policy's bytes; the receiving process loads the
-    policy at its first move.
+    as its path, a model-backed one as the bytes of its policy file; the receiving process
+    loads the policy at its first move.
 
     Args:
-        source: A checkpoint path (zip or ``.pt``), a ``MaskablePPO`` model or its policy.
+        source: A policy file (``.pt``), a ``MaskablePPO`` model or its policy.
         deterministic: Play the most probable legal action; by default the opponent samples,
             which gives the learner more varied games.
         rng: Generator for sampling.
         label: A name for logs (default: ``"ppo:<file stem>"`` or ``"ppo:model"``).
+        trust_pickle: Also load a Stable-Baselines3 pickle at ``source``, as
+            :class:`PPOAgent` does.
 
     Raises:
         ImportError: the train extra is not installed.
@@ -322,8 +409,9 @@ class PolicyOpponent:
 
     def __init__(self, source: str | Path | MaskablePPO | MaskableActorCriticPolicy,
                  deterministic: bool = False, rng: np.random.Generator | None = None,
-                 label: str | None = None) -> None:
+                 label: str | None = None, trust_pickle: bool = False) -> None:
         _require_train_extra()
+        self.trust_pickle = trust_pickle
         self.deterministic = deterministic
         self.rng = rng if rng is not None else np.random.default_rng()
         self._policy_bytes: bytes | None = None
@@ -342,9 +430,9 @@ class PolicyOpponent:
         """The opponent's policy (loaded at first use)."""
         if self._policy is None:
             if self.path is not None:
-                self._policy = load_policy(self.path)
+                self._policy = load_policy(self.path, self.trust_pickle)
             else:
-                self._policy = _load(io.BytesIO(self._policy_bytes or b""))
+                self._policy = read_policy(io.BytesIO(self._policy_bytes or b""), self.label)
         return self._policy
 
     def policy_for(self, game: Game) -> MaskableActorCriticPolicy:
@@ -360,7 +448,7 @@ class PolicyOpponent:
         state = dict(self.__dict__)
         if self.path is None and self._policy_bytes is None:
             buffer = io.BytesIO()
-            cast(Any, self._policy).save(buffer)
+            write_policy(cast(Any, self._policy), buffer)
             state["_policy_bytes"] = buffer.getvalue()
         state["_policy"] = None
         return state
@@ -369,65 +457,15 @@ class PolicyOpponent:
         return f"PolicyOpponent({self.label!r}, deterministic={self.deterministic})"
 
 
-def _define_board_cnn() -> type:
-    """Build the :class:`BoardCNN` class (imports torch and Stable-Baselines3)."""
-    _require_train_extra()
-    import torch
-    from gymnasium import spaces
-    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-
-    class BoardCNN(BaseFeaturesExtractor):
-        """Convolutions over a board's ``(H, W, C)`` planes, flattened into a dense layer.
-
-        Each layer is a ``kernel_size`` convolution with "same" padding (the board keeps its
-        size, edges are seen as zeros) and a ReLU; the last layer's maps are flattened into
-        ``features_dim`` units with a ReLU. The policy and value heads (``net_arch``) sit on
-        top.
-
-        Args:
-            observation_space: ``Box`` of shape ``(H, W, C)``, channels last.
-            channels: Output channels of each convolution.
-            features_dim: Units of the dense layer after the flattening.
-            kernel_size: Odd kernel size of the convolutions.
-        """
-
-        def __init__(self, observation_space: spaces.Box, channels: Sequence[int] = (32, 32),
-                     features_dim: int = 128, kernel_size: int = 3) -> None:
-            super().__init__(observation_space, features_dim)
-            if len(observation_space.shape) != 3:
-                raise ValueError(f"BoardCNN needs (H, W, C) observations, got shape "
-                                 f"{observation_space.shape}")
-            if not channels or kernel_size % 2 == 0 or kernel_size < 1:
-                raise ValueError(f"BoardCNN needs at least one layer and an odd kernel size, "
-                                 f"got channels={list(channels)}, kernel_size={kernel_size}")
-            height, width, depth = observation_space.shape
-            layers: list[torch.nn.Module] = []
-            for out in channels:
-                layers += [torch.nn.Conv2d(depth, out, kernel_size, padding=kernel_size // 2),
-                           torch.nn.ReLU()]
-                depth = out
-            self.convolutions = torch.nn.Sequential(*layers, torch.nn.Flatten())
-            self.dense = torch.nn.Sequential(
-                torch.nn.Linear(depth * height * width, features_dim), torch.nn.ReLU())
-
-        def forward(self, observations: torch.Tensor) -> torch.Tensor:
-            """Features of a batch of ``(N, H, W, C)`` observations."""
-            return self.dense(self.convolutions(observations.permute(0, 3, 1, 2)))
-
-    BoardCNN.__module__ = __name__
-    BoardCNN.__qualname__ = "BoardCNN"
-    return BoardCNN
-
-
 def __getattr__(name: str) -> Any:
     """Define :class:`BoardCNN` on first access, so that importing this module needs no torch.
 
-    Checkpoints name the class ``tris_envs.agents.ppo.BoardCNN``; unpickling them resolves it
-    through this hook.
+    Stable-Baselines3's pickles name the class ``tris_envs.agents.ppo.BoardCNN``; unpickling
+    them (``trust_pickle``) resolves it through this hook.
     """
     if name == "BoardCNN":
-        cls = _define_board_cnn()
+        _require_train_extra()
+        cls = board_cnn()
         globals()["BoardCNN"] = cls
         return cls
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-

@@ -28,17 +28,22 @@ the time went to evaluations and to each opponent's moves.
 convolutions with padding 1 over the ``(H, W, C)`` planes, flattened into a dense layer) with
 separate policy and value heads (``net_arch``); ``"mlp"``: the planes flattened into the heads.
 
-**Outputs** in ``--out`` (default ``runs/<game>``): checkpoints, ``final.zip``, ``best.zip``
-and their ``.pt`` policies, ``progress.csv``, TensorBoard logs in ``tb/``,
-``learning_curve.png`` (see :mod:`tris_envs.ppo.train`). Evaluations run every
-``eval.every`` steps, before the first update and at the end.
+**Outputs** in ``--out`` (default ``runs/<game>``): the checkpoints, ``final.pt`` and
+``best.pt`` (weights-only policy files: :mod:`tris_envs.agents.ppo_file`), ``progress.csv``,
+TensorBoard logs in ``tb/``, ``learning_curve.png`` (see :mod:`tris_envs.ppo.train`). A
+directory that already holds a run is refused unless ``--force`` (which replaces it).
+``eval.evaluations`` evaluations (10 in the shipped configs) are spread over the run, and
+one runs before the first update. On a terminal a progress bar shows the steps, steps/s and
+the time left (``--quiet``: neither it nor the evaluation lines); the last lines sum up the
+run with its elapsed time.
 
 Score a checkpoint against the baselines, both seats, and judge its moves::
 
-    tris-envs evaluate runs/tant_fant/final.zip --game tant_fant
-    tris-envs evaluate best.zip --game tris1 --games 400 \\
+    tris-envs evaluate runs/tant_fant/final.pt --game tant_fant
+    tris-envs evaluate best.pt --game tris1 --games 400 \\
         --opponents random,greedy,mcts:100,solver --seed 7 --processes 2
     tris-envs evaluate runs/az/final.npz --game tant_fant --opponents solver
+    tris-envs evaluate old/final.zip --game tris1 --trust-pickle   # runs code from the file
 
 An AlphaZero network (``.npz``, ``tris-envs train az``) plays as the ``az`` agent does, with
 ``--simulations`` simulations per move (default: the network's budget, 100 unless its
@@ -74,6 +79,11 @@ if TYPE_CHECKING:
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 """The shipped PPO configs: where ``--game <name>`` finds ``<name>.toml``."""
 
+TRUST_PICKLE_HELP = ("also load the pickled PPO files (a Stable-Baselines3 .zip, a .pt of "
+                     "policy.save) named on this command line: unpickling runs code from the "
+                     "file, so give it only for files you trust")
+"""The help of ``--trust-pickle``."""
+
 DEFAULT_OPPONENTS = ("random", "greedy", "mcts:100", "solver")
 """``tris-envs evaluate``'s opponents without ``--opponents`` (``solver`` where one exists)."""
 
@@ -92,7 +102,12 @@ def train_parser(prog: str) -> argparse.ArgumentParser:
                         "(default runs/<game>)")
     parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
                         help="override a config value (TOML syntax), repeatable")
+    parser.add_argument("--force", action="store_true",
+                        help="replace the run --out holds (without it such a directory is "
+                             "refused)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress bar and no evaluation lines, only the summary")
     return parser
 
 
@@ -126,13 +141,16 @@ def train_main(argv: Sequence[str] | None = None, prog: str = "tris-envs train p
         from tris_envs.ppo.train import train
 
         run = train(config, args.out or Path("runs") / config.game,
-                    progress=not args.no_progress)
+                    progress=not (args.no_progress or args.quiet),
+                    report=(lambda line: None) if args.quiet else None, force=args.force)
     except (ValueError, OSError, ImportError) as error:  # checkpoint errors are ValueErrors
         print(f"{parser.prog}: error: {error}", file=sys.stderr)
         return 2
+    from tris_envs.progress import duration_text
+
     rate = run.timesteps / run.seconds if run.seconds else float("nan")
-    print(f"trained {run.timesteps:,} steps in {run.seconds:.0f} s ({rate:.0f} steps/s, "
-          f"evaluations included) -> {run.final}")
+    print(f"trained {run.timesteps:,} steps in {duration_text(run.seconds)} ({rate:,.0f} "
+          f"steps/s, evaluations included) -> {run.final}")
     if run.seconds:
         training = run.seconds - run.evaluation_seconds
         spent = ", ".join(f"{label} {seconds / training:.0%}" for label, seconds in sorted(
@@ -149,8 +167,8 @@ def train_main(argv: Sequence[str] | None = None, prog: str = "tris-envs train p
 def add_evaluate_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``tris-envs evaluate`` (see the module docstring), on ``parser``."""
     parser.add_argument("checkpoint", type=Path,
-                        help="a MaskablePPO zip or .pt policy (e.g. runs/tant_fant/final.pt), "
-                             "or an AlphaZero .npz network (tris-envs train az)")
+                        help="a PPO policy file (e.g. runs/tant_fant/final.pt) or an "
+                             "AlphaZero .npz network (tris-envs train az)")
     parser.add_argument("--game", required=True, help="game name, e.g. tant_fant")
     parser.add_argument("--games", type=int, default=200,
                         help="games per opponent, seats alternating (default 200)")
@@ -174,11 +192,19 @@ def add_evaluate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-judge", action="store_true",
                         help="skip the share of solver-optimal moves (one solve per board "
                              "in Doppia scelta)")
+    add_trust_pickle_argument(parser)
+
+
+def add_trust_pickle_argument(parser: argparse.ArgumentParser) -> None:
+    """``--trust-pickle`` on ``parser`` (``tris-envs evaluate``, ``eval``, ``tournament``,
+    ``play``): see :func:`tris_envs.agents.ppo.trust_pickle_specs`."""
+    parser.add_argument("--trust-pickle", action="store_true", help=TRUST_PICKLE_HELP)
 
 
 def evaluate(args: argparse.Namespace, prog: str) -> int:
     """Run the evaluation ``args`` ask for and print the table; 2 on a bad value or file."""
     from tris_envs.agents import make_agent
+    from tris_envs.agents.ppo import trust_pickle_files, trust_pickle_specs
     from tris_envs.evaluation.checkpoint import (
         evaluate_checkpoint,
         format_table,
@@ -203,6 +229,9 @@ def evaluate(args: argparse.Namespace, prog: str) -> int:
                          if s != "solver" or GAMES[game.info.name].solvable]
         else:
             opponents = [s.strip() for s in args.opponents.split(",") if s.strip()]
+        if args.trust_pickle:
+            trust_pickle_files([args.checkpoint])
+            trust_pickle_specs(opponents)
         for spec in opponents:
             make_agent(spec)
         results = evaluate_checkpoint(args.checkpoint, game, opponents, args.games,

@@ -103,9 +103,12 @@ class PoolSettings:
 
 @dataclass
 class EvalSettings:
-    """``[eval]``: the evaluations during training."""
+    """``[eval]``: the evaluations during training: ``evaluations`` of them spread evenly over
+    the run (after every ``train.timesteps / evaluations`` steps, at the first rollout's end
+    past each point) and one before the first update, so a run's learning curve has
+    ``evaluations + 1`` points where the rollouts are short enough."""
 
-    every: int = setting(20_000, integer(1))
+    evaluations: int = setting(10, integer(1))
     games: int = setting(100, integer(1))
     opponents: list[str] = setting(["random", "greedy"], specs)
     seed: int = setting(1_000_003, integer(0))

@@ -2,19 +2,21 @@
 
 Read :func:`train` top to bottom: one rollout and one PPO update per turn of the loop, with
 a snapshot of the learner joining the opponent pool every ``pool.snapshot_every`` steps and
-an evaluation every ``eval.every`` steps (before the first update and at the end too), both
-taken between rollouts. The rollouts play ``train.n_envs`` games against the pool: in one
-:class:`~tris_envs.ppo.batched.BatchedPoolEnv` (``train.vec_env = "batched"``) or in
-SB3's ``DummyVecEnv`` / ``SubprocVecEnv`` of :func:`~tris_envs.ppo.pool.make_env`.
+``eval.evaluations`` evaluations spread evenly over the run (and one before the first
+update), both taken between rollouts. The rollouts play ``train.n_envs`` games against the
+pool: in one :class:`~tris_envs.ppo.batched.BatchedPoolEnv` (``train.vec_env = "batched"``)
+or in SB3's ``DummyVecEnv`` / ``SubprocVecEnv`` of :func:`~tris_envs.ppo.pool.make_env`.
 
-Outputs in the run directory: ``config.json`` (the resolved config), ``machine.txt``
-(the machine of each start: :func:`tris_envs.machine.record`),
-``checkpoints/step_<N>.zip`` at every evaluation, ``final.zip``, ``best.zip`` (the highest
-mean score over the evaluation opponents), ``final.pt`` and ``best.pt`` (their policies alone,
-without the optimizer state: the form shipped in ``tris_envs/checkpoints``), ``snapshots/``
-(the pool's newest snapshots), ``progress.csv`` (steps, wall time, score and loss rate
-against each evaluation opponent, share of solver-optimal moves), ``tb/`` (TensorBoard:
-SB3's losses, ``eval/*``, ``pool/*`` results per pool member), ``learning_curve.png``.
+Outputs in the run directory, every policy a weights-only policy file
+(:mod:`tris_envs.agents.ppo_file`, the form shipped in ``tris_envs/checkpoints``):
+``config.json`` (the resolved config), ``machine.txt`` (the machine of each start:
+:func:`tris_envs.machine.record`), ``checkpoints/step_<N>.pt`` at every evaluation,
+``final.pt``, ``best.pt`` (the highest mean score over the evaluation opponents),
+``snapshots/`` (the pool's newest snapshots), ``progress.csv`` (steps, wall time, score and
+loss rate against each evaluation opponent, share of solver-optimal moves), ``tb/``
+(TensorBoard: SB3's losses, ``eval/*``, ``pool/*`` results per pool member),
+``learning_curve.png``. A directory that holds a run's outputs is refused unless ``force``
+(then they are removed first).
 
 Needs the train extra (``pip install 'tris_envs[train]'``).
 """
@@ -28,7 +30,6 @@ import functools
 import json
 import math
 import shutil
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -48,12 +49,14 @@ except ImportError as error:
 
 from tris_envs.agents.ppo import export_policy
 from tris_envs.core.game import Game
+from tris_envs.durable import replaced, write_text
 from tris_envs.evaluation.checkpoint import OpponentResult, evaluate_checkpoint
 from tris_envs.games import make_game
 from tris_envs.machine import record
 from tris_envs.ppo.batched import BatchedPoolEnv
 from tris_envs.ppo.config import Config, NetworkSettings
 from tris_envs.ppo.pool import PoolTally, make_env
+from tris_envs.progress import Progress
 
 if TYPE_CHECKING:
     import gymnasium
@@ -99,12 +102,12 @@ class TrainingRun:
     @property
     def final(self) -> Path:
         """The last checkpoint."""
-        return self.out / "final.zip"
+        return self.out / "final.pt"
 
     @property
     def best(self) -> Path:
         """The checkpoint with the best mean evaluation score."""
-        return self.out / "best.zip"
+        return self.out / "best.pt"
 
     @property
     def csv(self) -> Path:
@@ -126,30 +129,37 @@ class TrainingRun:
             writer.writerow(row)
 
 
+RUN_OUTPUTS = ("config.json", "machine.txt", "progress.csv", "final.pt", "best.pt",
+               "learning_curve.png", "checkpoints", "snapshots", "tb")
+"""What a run writes in its directory: a directory holding any of them holds a run."""
+
+
 def train(config: Config, out: str | Path, progress: bool = True,
-          report: Callable[[str], None] | None = None) -> TrainingRun:
+          report: Callable[[str], None] | None = None, force: bool = False) -> TrainingRun:
     """Train as ``config`` says, writing into ``out`` (see the module docstring).
 
     Args:
         config: A checked config (:func:`~tris_envs.ppo.config.load_config`).
-        out: The run directory (created; an existing ``progress.csv`` is replaced).
-        progress: Show a progress bar.
+        out: The run directory (created).
+        progress: Show the progress on a terminal (:class:`~tris_envs.progress.Progress`:
+            steps, steps/s, time left; nothing where standard error is not a terminal).
         report: Receives a line per evaluation (default: printed).
+        force: Replace the run ``out`` holds (its :data:`RUN_OUTPUTS`, removed first).
 
     Returns:
         The run: paths, last evaluation, pool tallies.
 
     Raises:
+        ValueError: ``out`` holds a run and not ``force``; a checkpoint in
+            ``eval.opponents`` cannot be read.
         OSError: ``out`` cannot be created or written.
-        ValueError: a checkpoint in ``eval.opponents`` cannot be read.
     """
     torch.set_num_threads(1)  # tiny networks on shared cores: more threads are slower
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
+    _claim(out, force)
+    write_text(out / "config.json", json.dumps(config.to_dict(), indent=2) + "\n")
     record(out, "from step 0")
     run = TrainingRun(out, config, make_game(config.game, **config.game_options))
-    run.csv.unlink(missing_ok=True)
     for directory in (run.checkpoints, run.snapshots):
         directory.mkdir(exist_ok=True)
 
@@ -165,6 +175,8 @@ def train(config: Config, out: str | Path, progress: bool = True,
                         seed=seed, device="cpu", verbose=0, **dataclasses.asdict(config.ppo))
     model.set_logger(configure(str(out / "tb" / "ppo"), ["tensorboard"]))
     rollout = config.ppo.n_steps * n_envs
+    save = functools.partial(export_policy, game=run.game.info.name,
+                             game_options=config.game_options)
 
     snapshots: list[Path] = []
     pool_total = PoolTally()
@@ -172,16 +184,15 @@ def train(config: Config, out: str | Path, progress: bool = True,
     next_snapshot = next_evaluation = 0
     eval_seconds = 0.0
     began = time.perf_counter()
-    with contextlib.closing(vec_env), _progress_bar(total if progress else 0) as bar:
+    with contextlib.closing(vec_env), Progress(f"train ppo {config.game}", total, "steps",
+                                               quiet=not progress) as bar:
         if report is None:
-            report = (functools.partial(print, flush=True) if bar is None
-                      else functools.partial(bar.console.print, highlight=False))
+            report = bar.write
         while True:
             steps = model.num_timesteps
             if steps >= next_evaluation or steps >= total:
                 evaluated = time.perf_counter()
-                checkpoint = run.checkpoints / f"step_{steps:09d}.zip"
-                model.save(checkpoint)
+                checkpoint = save(model, run.checkpoints / f"step_{steps:09d}.pt")
                 ev = config.eval
                 run.final_results = evaluate_checkpoint(checkpoint, run.game, ev.opponents,
                                                         ev.games, ev.seed, ev.processes,
@@ -196,14 +207,13 @@ def train(config: Config, out: str | Path, progress: bool = True,
                 score = float(np.mean([r.match.score for r in run.final_results]))
                 if score > best_score:
                     best_score = score
-                    shutil.copyfile(checkpoint, run.best)
+                    _copy(checkpoint, run.best)
                 report(summary_line(row, ev.opponents))
-                next_evaluation = steps + ev.every
+                next_evaluation = evaluation_after(steps, total, ev.evaluations)
             if steps >= total:
                 break
             if steps >= next_snapshot:
-                snapshot = run.snapshots / f"step_{steps:09d}.zip"
-                model.save(snapshot)
+                snapshot = save(model, run.snapshots / f"step_{steps:09d}.pt")
                 vec_env.env_method("add_snapshot", str(snapshot))
                 snapshots.append(snapshot)
                 if len(snapshots) > config.pool.max_snapshots:
@@ -220,10 +230,8 @@ def train(config: Config, out: str | Path, progress: bool = True,
                 model.logger.record(f"pool/score_{label}", score)
                 model.logger.record(f"pool/episodes_{label}", n)
             model.logger.dump(model.num_timesteps)
-            if bar is not None:
-                elapsed = time.perf_counter() - began
-                bar.update(bar.task_ids[0], completed=min(model.num_timesteps, total),
-                           rate=f"{model.num_timesteps / elapsed:,.0f} steps/s")
+            bar.update(min(model.num_timesteps, total))
+            bar.note(f"{model.num_timesteps / (time.perf_counter() - began):,.0f} steps/s")
         model.logger.dump(model.num_timesteps)
 
     run.seconds = time.perf_counter() - began
@@ -232,11 +240,39 @@ def train(config: Config, out: str | Path, progress: bool = True,
     if isinstance(vec_env, BatchedPoolEnv):
         run.opponent_seconds = dict(vec_env.opponent_seconds)
     run.pool_results = pool_total.scores()
-    shutil.copyfile(run.checkpoints / f"step_{model.num_timesteps:09d}.zip", run.final)
-    for checkpoint in (run.final, run.best):
-        export_policy(checkpoint, checkpoint.with_suffix(".pt"))
+    _copy(run.checkpoints / f"step_{model.num_timesteps:09d}.pt", run.final)
     plot_learning_curve(run.csv, run.curve, f"{run.game.info.name}: MaskablePPO vs baselines")
     return run
+
+
+def evaluation_after(steps: int, total: int, evaluations: int) -> int:
+    """The step of the next evaluation after one at ``steps``: the first of the
+    ``evaluations`` evenly spaced points of a ``total``-step run (``k * total /
+    evaluations``, rounded up) beyond ``steps``."""
+    index = steps * evaluations // total + 1
+    return -(-index * total // evaluations)
+
+
+def _copy(source: Path, destination: Path) -> None:
+    """``destination`` replaced by a copy of ``source``, whole or not at all."""
+    with replaced(destination, binary=True) as file:
+        file.write(source.read_bytes())
+
+
+def _claim(out: Path, force: bool) -> None:
+    """Make ``out`` the run's directory: refused if it holds a run's outputs, unless
+    ``force``, which removes them (and nothing else)."""
+    held = [name for name in RUN_OUTPUTS if (out / name).exists()]
+    if held and not force:
+        raise ValueError(f"{out} already holds a run ({', '.join(held)}): choose another "
+                         "--out, or pass --force to replace it")
+    for name in held:
+        path = out / name
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    out.mkdir(parents=True, exist_ok=True)
 
 
 def policy_kwargs(network: NetworkSettings) -> dict[str, Any]:
@@ -303,24 +339,3 @@ def plot_learning_curve(csv_path: Path, png_path: Path, title: str) -> None:
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     fig.savefig(png_path, dpi=100)
-
-
-def _progress_bar(total: int) -> contextlib.AbstractContextManager[Any]:
-    """A rich progress bar over ``total`` steps (steps per second, elapsed and remaining
-    time); no bar (``None``) for a total of 0 or when stdout is not a terminal, where
-    the evaluation lines are printed whole instead of through rich's 80-column console."""
-    if not total or not sys.stdout.isatty():
-        return contextlib.nullcontext()
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    bar = Progress(TextColumn("[bold]training"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn())
-    bar.add_task("training", total=total, rate="")
-    return bar
