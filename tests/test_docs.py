@@ -113,6 +113,17 @@ def test_user_docs_have_short_table_cells_and_no_commit_ids(path):
         "\n".join(problems)
 
 
+# the pages that grow with every run: their length is a limit, past experiments go to docs/notes/
+PAGE_LINES = {"results.md": 400, "training.md": 250}
+
+
+@pytest.mark.parametrize(("page", "most"), PAGE_LINES.items())
+def test_the_guide_pages_stay_short(page, most):
+    lines = len((DOCS / page).read_text(encoding="utf-8").splitlines())
+    assert lines <= most, f"docs/{page} has {lines} lines (at most {most}): what did not ship " \
+        "goes to docs/notes/, provenance to the files in docs/results/"
+
+
 def a_commit_id() -> str:
     """A short id of one of the repository's commits (a made-up one outside a checkout)."""
     commits = git_commits() or {"93b9efd"}
