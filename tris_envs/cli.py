@@ -157,8 +157,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-simulations", type=_at_least(1), metavar="N",
                        help="the most simulations per move of mcts and az (default 20000)")
     serve.add_argument("--max-seconds", type=float, metavar="S",
-                       help="the most seconds per move, and the deadline of every mcts and "
-                            "alphabeta search (default 10)")
+                       help="the most seconds per move, and the deadline of every mcts, "
+                            "alphabeta and az search (default 10)")
     serve.add_argument("--max-depth", type=_at_least(1), metavar="PLIES",
                        help="the deepest alphabeta search (default 64)")
     return parser
