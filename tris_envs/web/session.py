@@ -291,9 +291,9 @@ class Session:
 
     def footprint(self) -> int:
         """An upper estimate of the memory the session holds (bytes), from its moves and
-        names (:data:`MOVE_BYTES` a move)."""
-        with self.lock:
-            return _record_bytes(self.record)
+        names (:data:`MOVE_BYTES` a move). Read without the lock, so that the server's
+        sessions never wait for one of them; it may lag a move being made."""
+        return _record_bytes(self.record)
 
     def _view(self) -> dict[str, Any]:
         game, state = self.game, self.state
