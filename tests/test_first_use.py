@@ -80,4 +80,8 @@ def test_the_demo_config_is_a_valid_tant_fant_run():
     makefile = Path("Makefile").read_text()
     assert "tris-envs train az --config demo" in makefile
     config = load_config(config_file("demo"), {})
-    assert (config.game, config.options, config.eval_games) == ("tant_fant", {}, 0)
+    assert (config.game, config.options) == ("tant_fant", {})
+    # a few cheap evaluations: the learning curve's score panel
+    assert (config.eval_games, config.opponents, config.eval_simulations) == (
+        40, ["greedy", "solver"], 0)
+    assert config.iterations // config.checkpoint_every >= 4
