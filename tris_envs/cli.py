@@ -43,11 +43,26 @@ def _at_least(least: int) -> Any:
     return parse
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed package's version (read only when asked for)."""
+
+    def __init__(self, option_strings: list[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        import tris_envs
+
+        print(f"{parser.prog} {tris_envs.__version__}")
+        parser.exit()
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tris-envs", description="Play, evaluate and benchmark the tris_envs games.",
         epilog="tris-envs COMMAND --help describes a command; make demo (in a checkout) "
                "trains an agent.")
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
     commands = parser.add_subparsers(dest="command", required=True)
     game_help = f"one of {', '.join(GAMES)}"
     option_help = "game option name=value (repeatable), e.g. --option stalemate=loss"
@@ -61,6 +76,9 @@ def _parser() -> argparse.ArgumentParser:
                       help="the agent you play against (default: mcts, 1000 simulations "
                            "per move); specs below")
     play.add_argument("--first", action="store_true", help="you move first (seat 0)")
+    play.add_argument("--no-warn", action="store_true",
+                      help="play a move that gives up the game's value (by the solver) "
+                           "without the warning")
     play.add_argument("--seed", type=int, default=None, help="seed of the game's dice and "
                                                                  "the agent (default: random)")
     play.add_argument("--option", action="append", help=option_help)
@@ -78,6 +96,7 @@ def _parser() -> argparse.ArgumentParser:
                           help=RAY_HELP)
     evaluate.add_argument("--option", action="append", help=option_help)
     evaluate.add_argument("--metrics", action="store_true", help=METRICS_HELP)
+    evaluate.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     _journal_arguments(evaluate)
     add_trust_pickle_argument(evaluate)
 
@@ -95,6 +114,7 @@ def _parser() -> argparse.ArgumentParser:
     tournament.add_argument("--heatmap", metavar="PNG", help="also write a heat map")
     tournament.add_argument("--option", action="append", help=option_help)
     tournament.add_argument("--metrics", action="store_true", help=METRICS_HELP)
+    tournament.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     _journal_arguments(tournament)
     add_trust_pickle_argument(tournament)
 
@@ -171,6 +191,7 @@ METRICS_HELP = ("also each agent's blunder and missed-win rates, and its value-k
                 "where a solver exists, over all its games (games without dice); then its "
                 "results by seat with the move each decided game ended on, and by the "
                 "solved value of each start where a solver exists")
+QUIET_HELP = "no progress bar (it shows only when standard error is a terminal)"
 PROCESSES_HELP = ("worker processes (default 1); capped at the number of games and of CPUs, "
                   "with a note when capped")
 
@@ -296,31 +317,39 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
         from tris_envs.play import play_session
 
         game = make_game(args.game, **parse_options(args.option))
-        play_session(game, args.opponent, 0 if args.first else 1, args.seed)
+        play_session(game, args.opponent, 0 if args.first else 1, args.seed,
+                     warn=not args.no_warn)
     elif args.command == "eval":
         from tris_envs.evaluation import play_match
+        from tris_envs.progress import Progress
 
         game = _game_for_metrics(args)
-        with _journal(args, args.games) as journal:
+        with _journal(args, args.games) as journal, Progress(
+                f"eval {args.game}", args.games, quiet=args.quiet) as progress:
             first, second = args.agents
             result = play_match(game, first, second, n_games=args.games, seed=args.seed,
                                 processes=args.processes, ray=args.ray,
                                 keep_records=args.metrics or bool(args.records),
-                                records=journal, resume=args.resume, overwrite=args.force)
+                                records=journal, resume=args.resume, overwrite=args.force,
+                                progress=progress.advance)
+            progress.close(f"score {result.score:.1%}")
         print(result)
         if args.metrics:
             _print_metrics(game, result.names, result.records)
     elif args.command == "tournament":
         from tris_envs.evaluation import round_robin
+        from tris_envs.progress import Progress
 
         game = _game_for_metrics(args)
         heatmap = _heatmap_path(args.heatmap) if args.heatmap else None
         pairs = len(args.agents) * (len(args.agents) - 1) // 2
-        with _journal(args, args.games * pairs) as journal:
+        with _journal(args, args.games * pairs) as journal, Progress(
+                f"tournament {args.game}", args.games * pairs, quiet=args.quiet) as progress:
             table = round_robin(game, args.agents, n_games=args.games, seed=args.seed,
                                 processes=args.processes, ray=args.ray,
                                 keep_records=args.metrics or bool(args.records),
-                                records=journal, resume=args.resume, overwrite=args.force)
+                                records=journal, resume=args.resume, overwrite=args.force,
+                                progress=progress.advance)
         print(table.to_markdown())
         if args.metrics:
             _print_metrics(game, table.names,

@@ -10,7 +10,7 @@ at its first move).
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,7 +75,8 @@ def checkpoint_agent(checkpoint: str | Path, game: Game, deterministic: bool = T
 def evaluate_checkpoint(checkpoint: str | Path, game: Game, opponents: Sequence[str],
                         n_games: int, seed: int, processes: int = 1,
                         deterministic: bool = True, judge_moves: bool = True,
-                        simulations: int | None = None) -> list[OpponentResult]:
+                        simulations: int | None = None,
+                        progress: Callable[[int], None] | None = None) -> list[OpponentResult]:
     """Play the checkpoint against each opponent; judge its moves where a solver exists.
 
     Args:
@@ -89,6 +90,8 @@ def evaluate_checkpoint(checkpoint: str | Path, game: Game, opponents: Sequence[
         deterministic: A PPO checkpoint plays its most probable legal move.
         judge_moves: Count the checkpoint's solver-optimal moves (solvable games only).
         simulations: Of an AlphaZero network's search (``None``: the ``az`` default).
+        progress: Called with the number of games just finished (see
+            :func:`~tris_envs.evaluation.play_match`).
 
     Raises:
         ValueError: a bad spec, count or seed, ``"solver"`` for a game without one, or a
@@ -100,7 +103,7 @@ def evaluate_checkpoint(checkpoint: str | Path, game: Game, opponents: Sequence[
     results = []
     for opponent in opponents:
         match = play_match(game, source, opponent, n_games, seed, processes=processes,
-                           keep_records=judge)
+                           keep_records=judge, progress=progress)
         result = OpponentResult(opponent, match)
         if judge:
             quality = move_quality(game, match.records, match.names[0], one_move=False)
@@ -110,10 +113,12 @@ def evaluate_checkpoint(checkpoint: str | Path, game: Game, opponents: Sequence[
     return results
 
 
-def solver_reference(game: Game, n_games: int, seed: int, processes: int = 1) -> float:
+def solver_reference(game: Game, n_games: int, seed: int, processes: int = 1,
+                     progress: Callable[[int], None] | None = None) -> float:
     """The solver's score against the solver in the games a match with ``seed`` plays (the
     same boards and dice as the checkpoint's games): what perfect play reaches."""
-    return play_match(game, "solver", "solver", n_games, seed, processes=processes).score
+    return play_match(game, "solver", "solver", n_games, seed, processes=processes,
+                      progress=progress).score
 
 
 def format_table(results: Sequence[OpponentResult]) -> str:

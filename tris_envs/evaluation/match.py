@@ -22,7 +22,7 @@ in memory only its tallies (and the records when ``keep_records=True``).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -114,7 +114,8 @@ class MatchResult:
 def play_match(game: Game, a: AgentSource, b: AgentSource, n_games: int, seed: int,
                processes: int = 1, keep_records: bool = False,
                records: str | Path | None = None, resume: bool = False,
-               ray: RayAddress = False, overwrite: bool = False) -> MatchResult:
+               ray: RayAddress = False, overwrite: bool = False,
+               progress: Callable[[int], None] | None = None) -> MatchResult:
     """Play ``n_games`` between ``a`` and ``b``, seats alternating (``a`` first in game 0).
 
     Args:
@@ -134,6 +135,8 @@ def play_match(game: Game, a: AgentSource, b: AgentSource, n_games: int, seed: i
             :data:`tris_envs.distributed.RayAddress`); ``False``: on this machine.
         overwrite: Start the journal ``records`` afresh even if the file holds games
             (without it, and without ``resume``, such a file is refused).
+        progress: Called with the number of games just finished (those a resumed journal
+            holds first, in one call), e.g. :meth:`tris_envs.progress.Progress.advance`.
 
     Raises:
         ValueError: bad counts, seed or agent spec; a journal of another match (or of other
@@ -149,7 +152,7 @@ def play_match(game: Game, a: AgentSource, b: AgentSource, n_games: int, seed: i
     with Journal.open(records, resume, overwrite, game, names, files, seed, n_games,
                       schedule) as journal:
         tallies = _run(game, sources, names, schedule, seed, processes, keep_records, journal,
-                       ray)
+                       ray, progress)
     return tallies[0].result(names[0], names[1])
 
 
@@ -252,7 +255,8 @@ class RoundRobinTable:
 def round_robin(game: Game, agents: Sequence[AgentSource], n_games: int, seed: int,
                 processes: int = 1, keep_records: bool = False,
                 records: str | Path | None = None, resume: bool = False,
-                ray: RayAddress = False, overwrite: bool = False) -> RoundRobinTable:
+                ray: RayAddress = False, overwrite: bool = False,
+                progress: Callable[[int], None] | None = None) -> RoundRobinTable:
     """Play every pair of ``agents`` ``n_games`` times, seats alternating.
 
     Arguments as for :func:`play_match`; all games of all pairs share one process pool (or
@@ -274,7 +278,7 @@ def round_robin(game: Game, agents: Sequence[AgentSource], n_games: int, seed: i
     with Journal.open(records, resume, overwrite, game, names, files, seed, n_games,
                       schedule) as journal:
         tallies = _run(game, sources, names, schedule, seed, processes, keep_records, journal,
-                       ray)
+                       ray, progress)
     matches = {(i, j): tallies[p].result(names[i], names[j]) for p, (i, j) in enumerate(pairs)}
     table = RoundRobinTable(game.info.name, names, matches, np.zeros(len(names)))
     table.ratings = ml_elo(table.points(), table.games())
@@ -318,13 +322,15 @@ def _check_counts(n_games: int, seed: int, processes: int, ray: RayAddress) -> N
 
 def _run(game: Game, sources: list[AgentSource], names: list[str], schedule: Schedule,
          seed: int, processes: int, keep_records: bool, journal: Journal | None,
-         ray: RayAddress) -> list[_Tally]:
+         ray: RayAddress, progress: Callable[[int], None] | None) -> list[_Tally]:
     """Every pair's tally (records in game order when kept); finished games go to the
-    journal as they end."""
+    journal and to ``progress`` as they end."""
     tallies = [_Tally(keep_records) for _ in schedule.pairs]
     done = journal.done if journal is not None else {}
     for key, (seat, record) in done.items():
         tallies[schedule.pair_index(key) or 0].add(key, seat, record)
+    if done and progress is not None:
+        progress(len(done))
     todo = (task for task in schedule if task[3] not in done)
     count = schedule.total - len(done)
     context = (game, sources, names, seed, keep_records)
@@ -338,6 +344,8 @@ def _run(game: Game, sources: list[AgentSource], names: list[str], schedule: Sch
         if journal is not None:
             journal.add(key, seat, record)
         tallies[schedule.pair_index(key) or 0].add(key, seat, record)
+        if progress is not None:
+            progress(1)
     return tallies
 
 

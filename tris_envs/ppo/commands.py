@@ -192,6 +192,9 @@ def add_evaluate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-judge", action="store_true",
                         help="skip the share of solver-optimal moves (one solve per board "
                              "in Doppia scelta)")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress bar (it shows only when standard error is a "
+                             "terminal)")
     add_trust_pickle_argument(parser)
 
 
@@ -213,6 +216,7 @@ def evaluate(args: argparse.Namespace, prog: str) -> int:
     from tris_envs.evaluation.targets import check_targets
     from tris_envs.games import GAMES, make_game
     from tris_envs.ppo.config import game_options_from
+    from tris_envs.progress import Progress
 
     if args.checkpoint.suffix != ".npz":
         try:
@@ -234,19 +238,24 @@ def evaluate(args: argparse.Namespace, prog: str) -> int:
             trust_pickle_specs(opponents)
         for spec in opponents:
             make_agent(spec)
-        results = evaluate_checkpoint(args.checkpoint, game, opponents, args.games,
-                                      args.seed, args.processes,
-                                      deterministic=not args.stochastic,
-                                      judge_moves=not args.no_judge,
-                                      simulations=args.simulations)
+        # the solver's reference match is played too where the solver is an opponent
+        total = args.games * (len(opponents) + ("solver" in opponents))
+        with Progress(prog, total, quiet=args.quiet) as progress:
+            results = evaluate_checkpoint(args.checkpoint, game, opponents, args.games,
+                                          args.seed, args.processes,
+                                          deterministic=not args.stochastic,
+                                          judge_moves=not args.no_judge,
+                                          simulations=args.simulations,
+                                          progress=progress.advance)
+            reference = (solver_reference(game, args.games, args.seed, args.processes,
+                                          progress.advance)
+                         if "solver" in opponents else None)
     except (ValueError, OSError, ImportError) as error:  # checkpoint errors are ValueErrors
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
     print(f"{args.checkpoint} on {game!r}, {args.games} games per opponent, seed {args.seed}")
     print(format_table(results))
-    reference = None
-    if "solver" in opponents:
-        reference = solver_reference(game, args.games, args.seed, args.processes)
+    if reference is not None:
         print(f"the solver's own score against the solver in the same games (same seed, so "
               f"the same boards and dice): {reference:.1%}")
     targets = check_targets(game.info.name, results, reference) if args.targets else []
