@@ -610,23 +610,28 @@ def _tensorboard(out: Path) -> Any:
 
 
 def _plot(out: Path, rows: list[dict[str, Any]]) -> None:
-    """``learning_curve.png``: losses per iteration, the checkpoints' scores."""
+    """``learning_curve.png``: the losses and the checkpoints' scores against the self-play
+    plies."""
     import matplotlib
 
     matplotlib.use("Agg")
     from matplotlib import pyplot
+    from matplotlib.ticker import MaxNLocator, StrMethodFormatter
 
     figure, (losses, scores) = pyplot.subplots(1, 2, figsize=(10, 4))
-    iterations = [r["iteration"] for r in rows]
+    plies = [r["plies"] for r in rows]
     for key in ("policy_loss", "value_loss"):
-        losses.plot(iterations, [r[key] for r in rows], label=key)
-    losses.set_xlabel("iteration")
+        losses.plot(plies, [r[key] for r in rows], label=key)
+    losses.set_xlabel("self-play plies")
     losses.legend()
     for key in sorted({k for r in rows for k in r if k.startswith("vs ") or k == "value_kept"}):
-        points = [(r["iteration"], r[key]) for r in rows if key in r]
+        points = [(r["plies"], r[key]) for r in rows if key in r]
         scores.plot(*zip(*points), marker="o", label=key)
     scores.set_ylim(0, 1.02)
-    scores.set_xlabel("iteration")
+    scores.set_xlabel("self-play plies")
+    for panel in (losses, scores):
+        panel.xaxis.set_major_locator(MaxNLocator(5, integer=True))
+        panel.xaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
     scores.set_ylabel("score")
     if scores.lines:
         scores.legend()
