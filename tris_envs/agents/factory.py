@@ -39,7 +39,8 @@ agent specs:
   alphabeta:N, alphabeta:Ss   N plies, or deepening within S seconds per move
   solver                      perfect play (Tris 1, Tant Fant, Doppia scelta)
   ppo, ppo:PATH               the shipped MaskablePPO policy of the game, or a trained
-                              .zip/.pt file (needs the train extra)
+                              .pt policy file (needs the train extra; a pickled SB3
+                              .zip only with --trust-pickle)
   az, az:N                    the shipped AlphaZero-style network with its search
                               budget (100 simulations unless the network names
                               another), or N (az:0: the network alone, no search)
@@ -59,7 +60,7 @@ def make_agent(spec: str, rng: np.random.Generator | None = None) -> Agent:
     ``"alphabeta:<plies>"``, ``"alphabeta:<seconds>s"`` (iterative deepening within a time
     budget), ``"solver"`` (perfect play where an exact solver
     exists), ``"ppo"`` (the trained policy shipped for the game it plays),
-    ``"ppo:<path>"`` (a trained ``MaskablePPO`` zip or ``.pt`` policy; both see
+    ``"ppo:<path>"`` (a trained policy file; both see
     :class:`~tris_envs.agents.ppo.PPOAgent` and need ``pip install 'tris_envs[train]'``).
 
     Raises:
@@ -105,7 +106,7 @@ def make_agent(spec: str, rng: np.random.Generator | None = None) -> Agent:
     allowed = ", ".join(repr(s) for s in AGENT_SPECS)
     raise ValueError(f"unknown agent spec {brief(spec)}; allowed: {allowed} "
                      "(e.g. 'mcts:1000', 'mcts:0.5s', 'alphabeta:4', "
-                     "'ppo:runs/tant_fant/final.zip')")
+                     "'ppo:runs/tant_fant/final.pt')")
 
 
 def spec_file(spec: str) -> str | None:

@@ -1,6 +1,6 @@
 """A checkpoint's matches against baselines, both seats, and the judging of its moves
 (:func:`~tris_envs.evaluation.metrics.move_quality`'s value-keeping moves, forced ones
-included). A checkpoint is a PPO policy (``.zip`` or ``.pt``) or an AlphaZero network
+included). A checkpoint is a PPO policy file (``.pt``) or an AlphaZero network
 (``.npz``, played by the ``az`` agent's search).
 
 Importing this module imports neither PyTorch nor Stable-Baselines3 (a PPO checkpoint loads
@@ -80,7 +80,7 @@ def evaluate_checkpoint(checkpoint: str | Path, game: Game, opponents: Sequence[
     """Play the checkpoint against each opponent; judge its moves where a solver exists.
 
     Args:
-        checkpoint: A ``MaskablePPO`` zip or ``.pt`` policy, or an AlphaZero ``.npz``
+        checkpoint: A PPO policy file (``.pt``), or an AlphaZero ``.npz``
             network (see :func:`checkpoint_agent`).
         game: The rules core, options fixed (as in training).
         opponents: Agent specs (``"random"``, ``"mcts:100"``, ``"solver"``, ``"ppo:<path>"``).
