@@ -199,7 +199,7 @@ def test_a_network_opponent_says_it_is_loading_before_the_board():
         raise EOFError
 
     play_session(Tris1(), "az", 0, read=read, write=shown.append)
-    assert shown[0] == "loading the az network ..." and "you play seat 0" in shown[1]
+    assert shown[0] == "loading the az network ..." and "you play X (seat 0" in shown[1]
 
 
 def test_end_of_input_leaves_the_game():
