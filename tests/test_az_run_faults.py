@@ -230,3 +230,24 @@ def test_losses_that_are_not_finite_stop_the_run_before_anything_is_saved(tmp_pa
                                          r"of it was saved in "):
         learner._check_losses(Metrics(3, 7.0, np.float32("nan"), np.float32(0.5)), run)
     learner._check_losses(Metrics(3, 7.0, np.float32(1.5), np.float32(0.5)), run)
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux's /proc")
+def test_a_full_disk_names_the_file_and_what_the_run_keeps(stopped, tmp_path, capsys,
+                                                           monkeypatch):
+    run = _copy(stopped[0], tmp_path)
+    (run / "final.npz").unlink()
+
+    fsync = os.fsync
+
+    def full(handle):                  # the disk fills up as the final network is written
+        if "final.npz" in os.readlink(f"/proc/self/fd/{handle}"):
+            raise OSError(28, "No space left on device")
+        fsync(handle)
+
+    monkeypatch.setattr(os, "fsync", full)
+    err = _error(["--resume", str(run), "--quiet"], capsys)
+    assert f"No space left on device: '{run / 'final.npz'}'; its resume.npz keeps iteration 3: " \
+           f"make room, then continue with --resume {run}" in err
+    assert not (run / "final.npz").exists()
+    assert sorted(p.name for p in run.iterdir() if p.name.startswith(".")) == []
