@@ -70,8 +70,8 @@ def test_evaluate_scores_an_az_network_without_the_train_extra(monkeypatch, caps
     assert "| solver | 4 | 0 | 4 | 0 | 50.0% |" in out
     assert "optimal moves over all games: " in out
     assert cli.main(["evaluate", network, "--game", "tant_fant", "--games", "2"]) == 2
-    assert capsys.readouterr().err == ("tris-envs evaluate: error: a network for 'tris1' "
-                                       "cannot play 'tant_fant'\n")
+    assert capsys.readouterr().err == (f"tris-envs evaluate: error: network {network!r}: a "
+                                       "network for 'tris1' cannot play 'tant_fant'\n")
 
 
 def test_the_demo_config_is_a_valid_tant_fant_run():

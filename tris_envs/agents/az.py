@@ -356,7 +356,7 @@ class AZAgent:
                      else NetworkEvaluator(network))
         batch_size = (self.batch_size if self.batch_size is not None
                       else network.config.batch or BATCH_SIZE)
-        search = MCTSAgent(simulations, self.time_budget, rng=self.rng,
+        search = MCTSAgent(simulations, time_budget=self.time_budget, rng=self.rng,
                            exploration=self.exploration,
                            evaluator=evaluator, batch_size=batch_size,
                            decisive=decisive, discount=discount, proofs=self.proofs)
