@@ -65,6 +65,24 @@ lint: $(STAMP)
 clean:
 	rm -rf $(VENV) build *.egg-info docs/_build
 
+# AgileRL's self-play DQN recipe (examples/agilerl_dqn.py) in .venv-agilerl, an environment of
+# its own: AgileRL pins tensordict==0.13.0 and pettingzoo<1.27 (docs/integrations.md).
+.PHONY: agilerl
+AGILE_VENV := .venv-agilerl
+AGILE_STAMP := $(AGILE_VENV)/.installed
+AGILE_REQUIREMENTS := examples/requirements-agilerl.txt
+
+$(AGILE_STAMP): $(AGILE_REQUIREMENTS) pyproject.toml
+	$(PYTHON) -m venv $(AGILE_VENV)
+	$(AGILE_VENV)/bin/pip install --upgrade pip
+	TORCH_ARGS="$$($(PYTHON) tools/torch_index.py)" && \
+		$(AGILE_VENV)/bin/pip install $$TORCH_ARGS "$$(grep '^torch==' $(AGILE_REQUIREMENTS))"
+	$(AGILE_VENV)/bin/pip install -r $(AGILE_REQUIREMENTS) -e .
+	touch $(AGILE_STAMP)
+
+agilerl: $(AGILE_STAMP)
+	$(AGILE_VENV)/bin/python examples/agilerl_dqn.py --seed $(SEED)
+
 # Documentation: Sphinx + MyST + furo into docs/_build/html, warnings are errors (as in CI).
 .PHONY: docs
 SPHINXOPTS ?= -W --keep-going
