@@ -3,20 +3,15 @@
 The server tests run in-process on a free port. The browser tests drive Debian's
 chromium (``/usr/bin/chromium``; ``.ci/run`` installs it) headless through the DevTools
 protocol over a pipe (``--remote-debugging-pipe``): nothing is downloaded and no Python
-package beyond the standard library is needed. Clicks are real mouse events at the
-buttons' places. Without chromium the browser tests are skipped, unless ``CI`` is set:
-then they fail. With ``TRIS_ENVS_WEB_SCREENSHOTS=<folder>`` the per-game test saves a
-picture of each game's page there, after its hint (docs/screenshots/web_<game>.png come
-from ``TRIS_ENVS_WEB_SCREENSHOTS=docs/screenshots pytest -m slow tests/test_web.py``).
+package beyond the standard library is needed (:mod:`browser`). Clicks are real mouse
+events at the buttons' places. Without chromium the browser tests are skipped, unless
+``CI`` is set: then they fail. tests/test_web_board.py plays on the board itself and takes
+the screenshots of docs/play.md.
 """
 
 from __future__ import annotations
 
-import base64
 import json
-import os
-import shutil
-import subprocess
 import threading
 import time
 import urllib.error
@@ -26,14 +21,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser import Browser, start_browser
 
 from tris_envs.cli import main
 from tris_envs.evaluation.records import GameRecord, replay
 from tris_envs.games import GAMES, make_game
 from tris_envs.web import make_server
 from tris_envs.web.session import Session
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @pytest.fixture(scope="module")
@@ -128,6 +122,7 @@ def test_hints_solver_values_and_mcts_shares(server: str) -> None:
     assert {move["name"] for move in hint["moves"]} == {m["name"] for m in view["legal"]}
     assert max(move["value"] for move in hint["moves"]) == 0      # the start is a draw
     session = Session.new("tritoc", seats=("human", "random"), seed=1)
+    session.roll()                               # a person rolls the dice
     hint = session.hint()
     assert hint["source"].startswith("mcts:")
     assert sum(move["share"] for move in hint["moves"]) == pytest.approx(1.0)
@@ -187,112 +182,9 @@ def test_serve_refuses_a_port_out_of_range(capsys: pytest.CaptureFixture[str]) -
 
 
 # ----- the page in chromium ------------------------------------------------------------
-class Browser:
-    """Headless chromium driven through the DevTools protocol on a pipe."""
-
-    def __init__(self, profile: Path) -> None:
-        assert CHROMIUM is not None
-        reader, self._to_browser = os.pipe()
-        self._from_browser, writer = os.pipe()
-        self.process = subprocess.Popen(
-            ["nice", "-n", "19", CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-             "--remote-debugging-pipe", f"--user-data-dir={profile}", "--no-first-run",
-             "--disable-extensions", "--disable-background-networking", "about:blank"],
-            close_fds=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            preexec_fn=lambda: _pipe_fds(reader, writer))   # close_fds would close 3 and 4
-        os.close(reader)
-        os.close(writer)
-        self._buffer = b""
-        self._next = 0
-        target = self.command("Target.createTarget", url="about:blank")["targetId"]
-        self.session = self.command("Target.attachToTarget", targetId=target,
-                                    flatten=True)["sessionId"]
-        self.page("Page.enable")
-        self.page("Emulation.setDeviceMetricsOverride", width=1100, height=900,
-                  deviceScaleFactor=1, mobile=False)
-
-    def command(self, method: str, session: str | None = None, **params: Any) -> Any:
-        self._next += 1
-        message: dict[str, Any] = {"id": self._next, "method": method, "params": params}
-        if session:
-            message["sessionId"] = session
-        os.write(self._to_browser, json.dumps(message).encode() + b"\0")
-        while True:
-            while b"\0" not in self._buffer:
-                chunk = os.read(self._from_browser, 1 << 16)
-                if not chunk:
-                    raise RuntimeError("chromium closed the pipe")
-                self._buffer += chunk
-            raw, _, self._buffer = self._buffer.partition(b"\0")
-            reply = json.loads(raw)
-            if reply.get("id") == self._next:
-                if "error" in reply:
-                    raise RuntimeError(f"{method}: {reply['error']}")
-                return reply.get("result", {})
-
-    def page(self, method: str, **params: Any) -> Any:
-        return self.command(method, self.session, **params)
-
-    def js(self, expression: str) -> Any:
-        result = self.page("Runtime.evaluate", expression=expression, returnByValue=True,
-                           awaitPromise=True)
-        if "exceptionDetails" in result:
-            raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
-        return result["result"].get("value")
-
-    def wait(self, expression: str, timeout: float = 60.0) -> Any:
-        """The value of ``expression`` once it is truthy (polled; the page works async)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                value = self.js(expression)
-            except RuntimeError:            # the page is being replaced (a navigation)
-                value = None
-            if value:
-                return value
-            time.sleep(0.05)
-        error = self.js("document.getElementById('error').textContent")
-        raise AssertionError(f"waited {timeout} s for {expression}; page error: {error!r}")
-
-    def click(self, selector: str) -> None:
-        """A real mouse click in the middle of the element ``selector``."""
-        box = self.js(f"(() => {{ const e = document.querySelector({json.dumps(selector)});"
-                      " if (!e) return null; e.scrollIntoView({block: 'center'});"
-                      " const r = e.getBoundingClientRect();"
-                      " return [r.x + r.width / 2, r.y + r.height / 2]; })()")
-        assert box is not None, f"no element {selector}"
-        for kind in ("mousePressed", "mouseReleased"):
-            self.page("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1],
-                      button="left", clickCount=1)
-
-    def close(self) -> None:
-        try:
-            self.command("Browser.close")
-        except (RuntimeError, OSError):
-            pass
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        os.close(self._to_browser)
-        os.close(self._from_browser)
-
-
-def _pipe_fds(reader: int, writer: int) -> None:
-    """In chromium's process: its DevTools pipe on fds 3 (commands in) and 4 (replies out)."""
-    high_reader, high_writer = os.dup(reader), os.dup(writer)   # neither is 3 or 4 now
-    os.dup2(high_reader, 3)
-    os.dup2(high_writer, 4)
-
-
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
-    if CHROMIUM is None and os.environ.get("CI"):
-        pytest.fail("chromium is missing, and CI must run the browser tests (.ci/run)")
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (apt-get install chromium; .ci/run does)")
-    chromium = Browser(tmp_path_factory.mktemp("chromium"))
+    chromium = start_browser(tmp_path_factory.mktemp("chromium"))
     yield chromium
     chromium.close()
 
@@ -313,15 +205,13 @@ def play_in_browser(browser: Browser, server: str, game: str, tmp_path: Path,
                                       f"&seed={seed}{extra}")
     browser.wait(f"typeof view !== 'undefined' && view !== null && view.game === '{game}' "
                  f"&& location.search.includes('game={game}') && ({READY})")
+    if browser.js("view.roll"):                  # Tritoc: a person rolls the dice first
+        browser.click("#first-step button")
+        browser.wait(f"!view.roll && ({READY})")
     legal = browser.js("document.querySelectorAll('#first-step button').length")
     browser.click("#hint")
     hinted = browser.wait("document.querySelectorAll('#hint-list li').length")
     assert hinted >= legal >= 1
-    shots = os.environ.get("TRIS_ENVS_WEB_SCREENSHOTS")
-    if shots:
-        picture = browser.page("Page.captureScreenshot", format="png")["data"]
-        phase = f"_{option.split('=')[1]}" if option else ""          # web_tris2_placement
-        Path(shots, f"web_{game}{phase}.png").write_bytes(base64.b64decode(picture))
     before = browser.js(MOVES)
     first_position = browser.js(POSITION)
     browser.click("#first-step button")

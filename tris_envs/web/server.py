@@ -5,17 +5,27 @@ JSON to these routes:
 
 =============================================  ==================================================
 ``GET /``                                      the page
-``GET /static/<file>``                         its script and style sheet
+``GET /static/<file>``                         its script, style sheet, rules and icon
+``GET /favicon.ico``                           the icon
 ``GET /api/games``                             the games, their options and defaults, agent specs
-``POST /api/new``                              ``{game, options: ["name=value"], seats, seed}``
-``POST /api/open``                             ``{text, seats}``: a session at a record's end
+``GET /api/catalogue``                         the games: declared options, pictures
+``GET /api/agents?game=G&option=name=value``   the agents that play ``G`` with those options
+``POST /api/new``                              ``{game, options: ["name=value"], seats, seed,
+                                               position}`` (``position``: a position string)
+``POST /api/open``                             ``{text, seats, index}``: a session at the end of
+                                               a record (``index``: a journal's game)
 ``GET /api/session/<id>``                      the session's view (picture, legal moves, ...)
+``GET /api/session/<id>/at/<n>``               the position after ``n`` moves, to look at
 ``POST /api/session/<id>/move``                ``{action}``: a person's move
 ``POST /api/session/<id>/agent``               the agent to move plays (its search may take time)
 ``POST /api/session/<id>/undo``                take back to the last position a person moved in
 ``POST /api/session/<id>/resign``              ``{seat}``
 ``POST /api/session/<id>/swap``                the seats change players
 ``POST /api/session/<id>/hint``                every legal move's value
+``POST /api/session/<id>/analyse``             the evaluation panel (:mod:`~tris_envs.web.analysis`)
+``POST /api/session/<id>/roll``                a person rolls the dice (Tritoc)
+``POST /api/session/<id>/back``                ``{index}``: play on from the position after
+                                               ``index`` moves
 ``GET /api/session/<id>/record``               the game record, one JSON line (``.jsonl``)
 =============================================  ==================================================
 
@@ -45,6 +55,7 @@ import socket
 import sys
 import threading
 import traceback
+import urllib.parse
 from collections import OrderedDict
 from collections.abc import Callable
 from http import HTTPStatus
@@ -55,6 +66,7 @@ from typing import Any
 from tris_envs.agents.factory import AGENT_HELP
 from tris_envs.core.errors import brief
 from tris_envs.games import GAMES
+from tris_envs.web import catalogue
 from tris_envs.web.session import HUMAN, Conflict, Limits, Session, TooLarge
 
 MAX_SESSIONS = 200
@@ -70,7 +82,8 @@ LOOPBACK = ("localhost", "127.0.0.1", "[::1]")
 """The names of this machine a request may give in ``Host`` and ``Origin``."""
 ANY_ADDRESS = ("", "0.0.0.0", "::")
 """``--host`` values that listen on every address (then a ``Host`` may be any IP address)."""
-STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+STATIC_TYPES = {".svg": "image/svg+xml",
+                ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
                 ".css": "text/css; charset=utf-8"}
 
 
@@ -206,11 +219,23 @@ class Handler(BaseHTTPRequestHandler):
             return _Static("index.html")
         if path.startswith("/static/"):
             return _Static(path[len("/static/"):])
+        if path == "/favicon.ico":
+            return _Static("favicon.svg")
         if path == "/api/games":
             return games_catalogue()
+        if path == "/api/catalogue":
+            return {"games": catalogue.games(), "human": HUMAN, "agent_help": AGENT_HELP}
+        if path == "/api/agents":
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+            return {"agents": catalogue.agents(query.get("game", [""])[0],
+                                               query.get("option", []), self.limits)}
         parts = path.split("/")
         if len(parts) == 4 and parts[:3] == ["", "api", "session"]:
             return self.sessions.get(parts[3]).view()
+        if len(parts) == 6 and parts[:3] == ["", "api", "session"] and parts[4] == "at":
+            if not (parts[5].isascii() and parts[5].isdigit()):
+                raise ValueError(f"position {brief(parts[5])}: give a number of moves")
+            return self.sessions.get(parts[3]).at(int(parts[5]))
         if len(parts) == 5 and parts[:3] == ["", "api", "session"] and parts[4] == "record":
             session = self.sessions.get(parts[3])
             return _Download(session.record_line(), f"{session.game.info.name}.jsonl")
@@ -226,23 +251,32 @@ class Handler(BaseHTTPRequestHandler):
                 raise ValueError(f"options must be a list of name=value texts, got "
                                  f"{brief(options)}")
             seed = body.get("seed")
+            position = body.get("position")
+            if position is not None and not isinstance(position, str):
+                raise ValueError(f"position must be a position string, got {brief(position)}")
             return self.sessions.add(Session.new(str(body.get("game")), options,
-                                                 _seats(seats), seed, self.limits)).view()
+                                                 _seats(seats), seed, self.limits,
+                                                 position)).view()
         if path == "/api/open":
             text = body.get("text")
             if not isinstance(text, str):
                 raise ValueError("open: send the record file's text")
             seats = _seats(body.get("seats", [HUMAN, HUMAN]))
             del body["text"]                # the text is not kept beyond the record
-            return self.sessions.add(Session.open(text, seats, self.limits)).view()
+            return self.sessions.add(Session.open(text, seats, self.limits,
+                                                  body.get("index", 0))).view()
         parts = path.split("/")
         if len(parts) != 5 or parts[:3] != ["", "api", "session"]:
             raise RequestError(HTTPStatus.NOT_FOUND, f"no action {brief(path)}")
         session, verb = self.sessions.get(parts[3]), parts[4]
         if verb == "hint":
             return session.hint()
+        if verb == "analyse":
+            return session.analyse()
         actions: dict[str, Callable[[], None]] = {
             "move": lambda: session.play(body.get("action")),
+            "roll": session.roll,
+            "back": lambda: session.back_to(body.get("index")),
             "agent": session.agent_move,
             "undo": session.undo,
             "resign": lambda: session.resign(body.get("seat")),

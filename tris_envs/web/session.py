@@ -33,14 +33,15 @@ from tris_envs.agents.alphabeta import MAX_PLIES, AlphaBetaAgent
 from tris_envs.agents.az import AZAgent
 from tris_envs.agents.factory import SPEC_PLUGINS, spec_file
 from tris_envs.agents.protocol import Agent
-from tris_envs.agents.solver_agent import solution_for
 from tris_envs.core.errors import brief
 from tris_envs.core.game import CHANCE, TERMINAL, Game, sample_outcome, seeded_generator
 from tris_envs.core.options import parse_options
 from tris_envs.evaluation.records import GameRecord, replay_steps
 from tris_envs.games import GAMES, game_spec, make_game
 from tris_envs.play import HINT_SIMULATIONS
-from tris_envs.web.svg import draw_svg
+from tris_envs.web.analysis import acting_player, analyse, outcome, solved_move, solved_text
+from tris_envs.web.board import clicks, last_marks, won_marks
+from tris_envs.web.svg import board_svg
 
 HUMAN = "human"
 """The seat value for a person playing in the page."""
@@ -193,6 +194,10 @@ class Session:
         limits: The server's caps (``None``: none).
         changes: Counts the changes to the game (moves, undos, swaps, resignations), so
             an agent's search finds out whether the game changed while it thought.
+        opened: For a game opened from a file: its index among the file's games and
+            their count.
+
+    Dice a person rolls (Tritoc's) wait for :meth:`roll`; an agent's are rolled at once.
     """
 
     game: Game
@@ -209,12 +214,13 @@ class Session:
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     limits: Limits | None = None
     changes: int = 0
+    opened: tuple[int, int] | None = None
 
     # ----- construction ------------------------------------------------------------
     @classmethod
     def new(cls, game: str, options: list[str] | None = None,
             seats: tuple[str, str] = (HUMAN, "mcts"), seed: int | None = None,
-            limits: Limits | None = None) -> Session:
+            limits: Limits | None = None, position: str | None = None) -> Session:
         """A new game.
 
         Args:
@@ -223,17 +229,20 @@ class Session:
             seats: ``"human"`` or an agent spec for seat 0 (moves first) and seat 1.
             seed: Seed of the dice, the setup and the agents (``None``: fresh entropy).
             limits: The server's caps on the agents (``None``: none).
+            position: A position string to start from (the game's notation) instead of
+                the start.
 
         Raises:
             ValueError: an unknown game, option, option value or agent spec, an agent
-                spec the limits refuse, or the solver in a game (or phase) it cannot solve.
+                spec the limits refuse, the solver in a game (or phase) it cannot solve,
+                or a position string the game refuses.
             FileNotFoundError: an agent file that does not exist, or no network shipped.
             ImportError: a ``ppo`` agent without the ``train`` extra.
         """
         rules = make_game(game, **parse_options(options))
         rng = np.random.default_rng() if seed is None else seeded_generator(seed)
         agents = _agents(rules, seats, rng, limits)
-        state = rules.initial_state(rng)
+        state = rules.initial_state(rng) if position is None else rules.from_notation(position)
         record = GameRecord(rules.info.name, rules.options(), _names(agents),
                             rules.to_notation(state))
         session = cls(rules, list(seats), agents, rng, state, record, limits=limits)
@@ -244,16 +253,22 @@ class Session:
 
     @classmethod
     def open(cls, text: str, seats: tuple[str, str] = (HUMAN, HUMAN),
-             limits: Limits | None = None) -> Session:
+             limits: Limits | None = None, index: int = 0) -> Session:
         """A session at the end of a recorded game (a line of a records file or a
-        record's JSON), every move checked by replaying it; the moves can be undone.
+        record's JSON; ``index``: which of a journal's games), every move checked by
+        replaying it; the moves can be undone.
 
         Raises:
-            ValueError: not a game record, or one that does not replay.
+            ValueError: not a game record, one that does not replay, or no game
+                ``index`` in the file.
             TooLarge: a record larger than the limits let a session hold (refused before
                 it is replayed).
         """
-        record = _parse_record(text)
+        records = _parse_records(text)
+        if type(index) is not int or not 0 <= index < len(records):
+            raise ValueError(f"game {brief(index)}: the file holds games 0 to "
+                             f"{len(records) - 1}")
+        record = records[index]
         if limits is not None and _record_bytes(record) > limits.session_bytes:
             raise TooLarge(f"a game of {len(record.moves)} moves takes about "
                            f"{_record_bytes(record) >> 10} KiB, more than the "
@@ -264,7 +279,8 @@ class Session:
         steps = list(replay_steps(game, record))
         session = cls(game, list(seats), agents, rng, steps[0][0],
                       GameRecord(record.game, record.options, list(record.players),
-                                 record.start), limits=limits)
+                                 record.start), limits=limits,
+                      opened=(index, len(records)))
         for state, actor, action in steps[1:]:
             if actor >= 0:
                 session.history.append(_Ply(session.state, len(session.record.moves), ""))
@@ -277,6 +293,8 @@ class Session:
         over (finished, resigned or at its ply limit)."""
         if self.resigned is not None or self.truncated():
             return TERMINAL
+        if self.game.current_player(self.state) == CHANCE:     # dice a person rolls
+            return acting_player(self.game, self.state)
         return self.game.current_player(self.state)
 
     def truncated(self) -> bool:
@@ -299,11 +317,19 @@ class Session:
         game, state = self.game, self.state
         mover = self.to_move()
         legal = game.legal_actions(state) if mover >= 0 else []
+        person = mover >= 0 and self.agents[mover] is None
+        roll = person and game.current_player(state) == CHANCE
+        picture = board_svg(game, state, _status(game, state),
+                            clicks(game, state) if person and not roll else (),
+                            self._last_marks(len(self.record.moves), state),
+                            won_marks(game, state), roll)
         return {
             "id": self.id, "game": game.info.name, "title": GAMES[game.info.name].title,
             "options": _json_options(game.options()), "seats": self.seats,
             "players": self.record.players, "position": game.to_notation(state),
-            "svg": draw_svg(game, state), "status": _status(game, state),
+            "svg": picture, "status": _status(game, state), "roll": roll,
+            "points": [ply.moves for ply in self.history] + [len(self.record.moves)],
+            "opened": self.opened,
             "to_move": mover, "human_to_move": mover >= 0 and self.agents[mover] is None,
             "legal": [{"action": int(a), "name": game.action_name(state, a)} for a in legal],
             "moves": [{"actor": actor, "name": name}
@@ -356,7 +382,22 @@ class Session:
                 raise ValueError(f"seat {mover} is played by {self.seats[mover]}, not by you")
             if type(action) is not int:
                 raise ValueError(f"a move is an action number, got {brief(action)}")
+            if self.game.current_player(self.state) == CHANCE:
+                raise ValueError("roll the dice first")
             self._move(mover, action, "")
+
+    def roll(self) -> None:
+        """Roll the dice for the person who is to roll them (Tritoc's roll).
+
+        Raises:
+            ValueError: no dice are to be rolled, or the game is over.
+        """
+        with self.lock:
+            self._mover()
+            if self.game.current_player(self.state) != CHANCE:
+                raise ValueError("there are no dice to roll now: it is a move")
+            self.changes += 1
+            self._resolve_chance(rolled=True)
 
     def agent_move(self) -> None:
         """The move of the agent to move (its search runs without the lock).
@@ -368,9 +409,17 @@ class Session:
         """
         with self.lock:
             mover = self._mover()
-            agent, state, changes = self.agents[mover], self.state, self.changes
+            agent = self.agents[mover]
             if agent is None:
                 raise ValueError(f"seat {mover} is yours to move")
+            if self.game.current_player(self.state) == CHANCE:     # a person's dice, swapped
+                self.changes += 1
+                self._resolve_chance(rolled=True)
+                mover = self._mover()
+                agent = self.agents[mover]
+                if agent is None:
+                    raise ValueError(f"seat {mover} is yours to move")
+            state, changes = self.state, self.changes
         action, evaluation = _act(agent, self.game, state)
         with self.lock:
             if self.changes != changes:
@@ -394,10 +443,58 @@ class Session:
             while (humans and self.history
                    and self.game.current_player(ply.state) not in humans):
                 ply = self.history.pop()
-            self.state, self.evaluation = ply.state, ply.evaluation
-            del self.record.moves[ply.moves:], self.record.positions[ply.moves:]
-            del self.move_names[ply.moves:]
-            self.record.returns, self.record.truncated = (0.0, 0.0), False
+            self._restore(ply)
+
+    def back_to(self, index: Any) -> None:
+        """Take back every move after the first ``index`` recorded moves (a resignation
+        too), to play on from there: a position where a player was to move (one of the
+        view's ``points``).
+
+        Raises:
+            ValueError: ``index`` is no such position.
+        """
+        with self.lock:
+            points = [k for k, ply in enumerate(self.history) if ply.moves == index]
+            if type(index) is not int or not (points or index == len(self.record.moves)):
+                raise ValueError(f"no position to play on from after {brief(index)} moves: "
+                                 "choose one where a player was to move")
+            self.changes += 1
+            self.resigned = None
+            if points:
+                ply = self.history[points[0]]
+                del self.history[points[0]:]
+                self._restore(ply)
+
+    def at(self, index: Any) -> dict[str, Any]:
+        """The position after the first ``index`` recorded moves (0: the start), to look
+        at: its picture (the move that led there outlined), status and position string.
+
+        Raises:
+            ValueError: ``index`` is not from 0 to the number of recorded moves.
+        """
+        with self.lock:
+            if type(index) is not int or not 0 <= index <= len(self.record.moves):
+                raise ValueError(f"position {brief(index)}: the game has positions 0 to "
+                                 f"{len(self.record.moves)}")
+            state = self._position(index)
+            game = self.game
+            status = _status(game, state)
+            return {"index": index, "position": game.to_notation(state), "status": status,
+                    "svg": board_svg(game, state, status, (), self._last_marks(index, state),
+                                     won_marks(game, state))}
+
+    def analyse(self) -> dict[str, Any]:
+        """The evaluation of the position and of every legal move, in one shape for every
+        game (:func:`tris_envs.web.analysis.analyse`).
+
+        Raises:
+            ValueError: the game is over.
+        """
+        with self.lock:
+            self._mover()
+            state = self.state
+        return analyse(self.game, state, self.rng,
+                       None if self.limits is None else self.limits.seconds)
 
     def resign(self, seat: Any) -> None:
         """``seat`` (the integer 0 or 1) gives up; ``ValueError`` if the game is over or
@@ -430,11 +527,13 @@ class Session:
         """
         with self.lock:
             mover, state = self._mover(), self.state
+            if self.game.current_player(state) == CHANCE:
+                raise ValueError("roll the dice first")
         game = self.game
         if GAMES[game.info.name].solvable:
             try:
                 return {"source": "solver",
-                        "moves": [_solved_move(game, state, mover, a)
+                        "moves": [solved_move(game, state, mover, a)
                                   for a in game.legal_actions(state)]}
             except ValueError:
                 pass                        # a phase the solver does not cover
@@ -448,6 +547,13 @@ class Session:
                           for a in game.legal_actions(state)]}
 
     # ----- internals -----------------------------------------------------------------
+    def _restore(self, ply: _Ply) -> None:
+        """Back to the position before the player move ``ply`` (its later moves dropped)."""
+        self.state, self.evaluation = ply.state, ply.evaluation
+        del self.record.moves[ply.moves:], self.record.positions[ply.moves:]
+        del self.move_names[ply.moves:]
+        self.record.returns, self.record.truncated = (0.0, 0.0), False
+
     def _mover(self) -> int:
         mover = self.to_move()
         if mover == TERMINAL:
@@ -476,10 +582,29 @@ class Session:
         self.move_names.append(name)
         self.state = after
 
-    def _resolve_chance(self) -> None:
+    def _resolve_chance(self, rolled: bool = False) -> None:
+        """Roll the dice now due, unless a person rolls them (``rolled``: the person does)."""
         while self.game.current_player(self.state) == CHANCE:
-            outcome = sample_outcome(self.game.chance_outcomes(self.state), self.rng.random())
-            self._append(CHANCE, outcome, self.game.apply(self.state, outcome))
+            roller = acting_player(self.game, self.state)
+            if not rolled and roller >= 0 and self.agents[roller] is None:
+                return
+            drawn = sample_outcome(self.game.chance_outcomes(self.state), self.rng.random())
+            self._append(CHANCE, drawn, self.game.apply(self.state, drawn))
+
+    def _last_marks(self, index: int, state: Any) -> list[Any]:
+        """The places, in ``state``'s picture, of the last player move among the first
+        ``index`` recorded moves."""
+        last = next((i for i in range(index - 1, -1, -1) if self.record.moves[i][0] >= 0), None)
+        if last is None:
+            return []
+        before = self._position(last)
+        action = self.record.moves[last][1]
+        return last_marks(self.game, before, action, self.game.apply(before, action))
+
+    def _position(self, index: int) -> Any:
+        """The position after the first ``index`` recorded moves."""
+        text = self.record.positions[index - 1] if index else self.record.start
+        return self.game.from_notation(text)
 
 
 def _agents(game: Game, seats: tuple[str, str] | list[str], rng: np.random.Generator,
@@ -516,13 +641,13 @@ def _act(agent: Agent, game: Game, state: Any) -> tuple[int, str]:
         action = agent.best_action(root)
         chosen = next(child for child in root.children if child.action == action)
         if root.proven is not None:
-            return action, f"proven {_outcome(root.proven)}"
+            return action, f"proven {outcome(root.proven)}"
         share = chosen.visits / max(1, sum(child.visits for child in root.children))
         return action, (f"{share:.0%} of {agent.last_simulations} simulations, "
                         f"mean return {chosen.value:+.2f}")
     if isinstance(agent, SolverAgent):
         value, plies = agent.evaluate(game, state)
-        return agent.act(game, state), _solved(value, plies)
+        return agent.act(game, state), solved_text(value, plies)
     action = int(agent.act(game, state))
     if hasattr(agent, "network_for"):
         _, values = agent.network_for(game).evaluate([state])
@@ -530,35 +655,9 @@ def _act(agent: Agent, game: Game, state: Any) -> tuple[int, str]:
     return action, ""
 
 
-def _solved_move(game: Game, state: Any, mover: int, action: int) -> dict[str, Any]:
-    """A move's result under perfect play for ``mover``; ``ValueError`` if unsolved."""
-    child = game.apply(state, action)
-    if game.current_player(child) == TERMINAL:
-        value = int(np.sign(game.returns(child)[mover]))
-        plies = 1 if value else -1
-    else:
-        solution, lookup = solution_for(game, child)
-        value = solution.value(lookup, mover)
-        plies = int(solution.plies[solution.row(lookup)])
-        plies = plies + 1 if plies >= 0 else plies
-    return {"action": int(action), "name": game.action_name(state, action), "value": value,
-            "text": _solved(value, plies)}
-
-
 def _status(game: Game, state: Any) -> str:
     """The status line under the game's text board (who moves, the roll, the result)."""
     return game.render_text(state).rsplit("\n", 1)[-1]
-
-
-def _outcome(value: int) -> str:
-    return {1: "win", 0: "draw", -1: "loss"}[value]
-
-
-def _solved(value: int, plies: int) -> str:
-    """``"win in 3 plies"``, ``"draw"``, ``"loss in 4 plies"``."""
-    if value == 0 or plies < 0:
-        return _outcome(value)
-    return f"{_outcome(value)} in {plies} plies"
 
 
 def _json_options(options: dict[str, Any]) -> dict[str, Any]:
@@ -566,8 +665,8 @@ def _json_options(options: dict[str, Any]) -> dict[str, Any]:
             for name, value in options.items()}
 
 
-def _parse_record(text: str) -> GameRecord:
-    """The first game record in ``text``: a record's JSON, a journal line, or a JSON list."""
+def _parse_records(text: str) -> list[GameRecord]:
+    """The game records in ``text``: a record's JSON, journal lines, or a JSON list."""
     lines = [line for line in text.splitlines() if line.strip()]
     if not lines:
         raise ValueError("the file is empty: open a game record (.jsonl)")
@@ -578,14 +677,17 @@ def _parse_record(text: str) -> GameRecord:
         except (json.JSONDecodeError, RecursionError) as error:
             raise ValueError(f"not a game record: {brief(str(error), 120)}") from None
         items.extend(item if isinstance(item, list) else [item])
+    records = []
     for item in items:
         if isinstance(item, dict) and "record" in item:          # a journal entry
             data = item["record"]
-            return (GameRecord.from_json(data) if isinstance(data, str)
-                    else GameRecord.from_data(data))
-        if isinstance(item, dict) and "moves" in item:
+            records.append(GameRecord.from_json(data) if isinstance(data, str)
+                           else GameRecord.from_data(data))
+        elif isinstance(item, dict) and "moves" in item:
             record = GameRecord.from_data(item)
             game_spec(record.game)
-            return record
+            records.append(record)
+    if records:
+        return records
     raise ValueError("no game record in the file (a line of tris-envs eval --records, or "
                      "the page's download)")

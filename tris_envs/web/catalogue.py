@@ -1,0 +1,157 @@
+"""What the browser app's setup offers: the games with their declared options, and the
+agents that can play a game with given options.
+
+:func:`games` lists each game with its options (the rules' ``OPTION_TYPES``: the page
+draws a select, a checkbox, a number or a text box from each) and a picture of it;
+:func:`agents` lists, for one game and its options, every agent spec family of the factory
+(:data:`~tris_envs.agents.factory.AGENT_SPECS`) that the server plays, with the budget a
+family takes (its range capped by the server's :class:`~tris_envs.web.session.Limits`), and
+the networks and policies shipped for that game and those options. Specs that name files
+and OpenSpiel's agents are not offered: the server refuses them from a page.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from tris_envs.agents import make_agent
+from tris_envs.agents.alphabeta import DEFAULT_PLIES
+from tris_envs.agents.az import AZAgent, shipped_network
+from tris_envs.agents.factory import AGENT_HELP, AGENT_SPECS, SPEC_PLUGINS
+from tris_envs.agents.mcts import MCTSAgent
+from tris_envs.agents.ppo import shipped_checkpoint
+from tris_envs.core.game import Game, resolve_chance
+from tris_envs.core.options import parse_options
+from tris_envs.games import GAMES, make_game
+from tris_envs.web.session import HUMAN, Limits
+from tris_envs.web.svg import board_svg
+
+PICTURE_PLIES = {"tris2": 4, "tris1": 4, "tant_fant": 4, "doppia_scelta": 6, "tritoc": 40}
+"""Random plies played (seeded) before each game's picture on the landing page."""
+PARAMETERS = {"<simulations>": ("simulations", 1), "<plies>": ("plies", 1),
+              "<seconds>": ("seconds", 0.1)}
+"""A spec form's placeholder -> the budget's name and its least value."""
+
+
+def games() -> list[dict[str, Any]]:
+    """Every game: name, title, whether the solver plays it, its options (name, default
+    as ``tris-envs play --option`` text, declared type) and its picture (SVG)."""
+    out = []
+    for spec in GAMES.values():
+        cls = spec.game_class
+        options = [{"name": name, "default": _text(cls.OPTIONS[name]), **kind.to_data()}
+                   for name, kind in cls.OPTION_TYPES.items()]
+        out.append({"name": spec.name, "title": spec.title, "solvable": spec.solvable,
+                    "options": options, "picture": picture(spec.name)})
+    return out
+
+
+@cache
+def picture(name: str) -> str:
+    """The game's board after :data:`PICTURE_PLIES` seeded random plies, as SVG."""
+    game = make_game(name)
+    rng = np.random.default_rng(0)
+    state = resolve_chance(game, game.initial_state(rng), rng)
+    for _ in range(PICTURE_PLIES.get(name, 0)):
+        legal = game.legal_actions(state)
+        if not legal:
+            break
+        state = resolve_chance(game, game.apply(state, int(rng.choice(legal))), rng)
+    return board_svg(game, state, game.render_text(state).rsplit("\n", 1)[-1])
+
+
+def agents(name: str, options: list[str], limits: Limits) -> list[dict[str, Any]]:
+    """The players of game ``name`` with ``options`` (``name=value`` texts), in the
+    factory's order: ``human`` first, then each spec family the server plays.
+
+    Each entry: ``spec`` (the spec, ``{}`` where its budget goes), ``label``, ``help``
+    (the factory's words for the family) and, for a family with a budget, ``budget``:
+    ``{"name", "minimum", "maximum", "default", "step"}``.
+
+    Raises:
+        ValueError: an unknown game, option or option value.
+    """
+    game = make_game(name, **parse_options(options))
+    out: list[dict[str, Any]] = [{"spec": HUMAN, "label": "a person (you)", "help": ""}]
+    for form in AGENT_SPECS:
+        if "<path>" in form or any(form.startswith(p) for p in SPEC_PLUGINS):
+            continue                          # files and OpenSpiel: refused from a page
+        family = form.split(":", 1)[0]
+        entry = _entry(form, family, game, limits)
+        if entry is not None:
+            out.append(entry)
+    return out
+
+
+def _entry(form: str, family: str, game: Game, limits: Limits) -> dict[str, Any] | None:
+    """One spec form as a choice, or ``None`` where it cannot play ``game``."""
+    label, extra = form, ""
+    if family == "solver":
+        try:
+            game.solver_root(resolve_chance(game, game.initial_state(np.random.default_rng(0)),
+                                            np.random.default_rng(0)))
+        except ValueError:
+            return None
+    if family == "ppo":
+        try:
+            make_agent("ppo")
+            extra = f" ({shipped_checkpoint(game.info.name).name})"
+        except (ImportError, FileNotFoundError):
+            return None
+    if family == "az":
+        try:
+            network = AZAgent().network_for(game)
+        except (FileNotFoundError, ValueError):
+            return None
+        own = AZAgent().budget(network)
+        extra = f" ({shipped_network(game).name}, {own} simulations)" if form == "az" else ""
+    match = re.search(r"<(simulations|plies|seconds)>", form)
+    entry: dict[str, Any] = {"spec": form, "label": label + extra, "help": _help(form)}
+    if match is None:
+        return entry
+    key = match.group(0)
+    parameter, least = PARAMETERS[key]
+    most: float = {"simulations": limits.simulations, "plies": limits.depth,
+                   "seconds": limits.seconds}[parameter]
+    default: float = {"simulations": MCTSAgent().simulations or 1, "plies": DEFAULT_PLIES,
+                      "seconds": 1.0}[parameter]
+    if family == "az" and parameter == "simulations":
+        least, default = 0, AZAgent().budget(AZAgent().network_for(game))
+    entry["spec"] = form.replace(key, "{}")
+    entry["budget"] = {"name": parameter, "minimum": least, "maximum": most,
+                       "default": min(default, most), "step": 0.1 if parameter == "seconds"
+                       else 1}
+    return entry
+
+
+@cache
+def _helps() -> dict[str, str]:
+    """The factory's help text by the spec forms it names (``mcts:N``, ``mcts:Ss``)."""
+    helps: dict[str, str] = {}
+    names: list[str] = []
+    for line in AGENT_HELP.splitlines()[1:]:
+        if line.startswith("  ") and not line.startswith("    "):
+            column, _, words = line.strip().partition("  ")
+            names = column.split(", ")
+            for name in names:
+                helps[name] = words.strip()
+        else:
+            for name in names:
+                helps[name] += " " + line.strip()
+    return helps
+
+
+def _help(form: str) -> str:
+    """The help of ``form`` (``mcts:<simulations>:decisive``), else of its family."""
+    written = (form.replace("<seconds>s", "Ss").replace("<simulations>", "N")
+               .replace("<plies>", "N"))
+    helps = _helps()
+    return helps.get(written) or helps.get(form.split(":", 1)[0], "")
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else repr(value)
