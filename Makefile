@@ -58,9 +58,11 @@ bench: $(STAMP)
 	$(BIN)/pip install -e ".[bench]"
 	$(BIN)/tris-envs bench
 
+# ruff, mypy, and the layers: no upward import, no circle, no private path of a dependency
 lint: $(STAMP)
 	$(BIN)/ruff check tris_envs tests benchmarks training examples tools
 	$(BIN)/mypy
+	$(BIN)/python tools/import_graph.py --check
 
 clean:
 	rm -rf $(VENV) build *.egg-info docs/_build
