@@ -220,14 +220,17 @@ READY = ("typeof view !== 'undefined' && view !== null && "
          "document.getElementById('thinking').hidden && "
          "(view.to_move < 0 || view.human_to_move)")
 
-CONTROLS = {
-    "tris1": [],
-    "tris2": [("max_side", "4"), ("max_moves", "30")],
-    "tant_fant": [("stalemate", "loss"), ("repetition_draw", True), ("max_moves", "30")],
-    "doppia_scelta": [("scheme", "swap"), ("max_moves", "40")],
-    "tritoc": [("layout", "magic"), ("dice", "equal"), ("max_moves", "40")],
-}
-"""Options set through the setup's controls before each game (short games: max_moves)."""
+CONTROLS = [
+    ("tris1", []),
+    ("tris2", [("max_side", "4"), ("max_moves", "30")]),
+    ("tris2", [("setup", "placement"), ("max_moves", "30")]),
+    ("tant_fant", [("stalemate", "loss"), ("repetition_draw", True), ("max_moves", "30")]),
+    ("doppia_scelta", [("scheme", "swap"), ("max_moves", "40")]),
+    ("doppia_scelta", [("setup", "coloring"), ("max_moves", "40")]),
+    ("tritoc", [("layout", "magic"), ("dice", "equal"), ("max_moves", "40")]),
+]
+"""Options set through the setup's controls before each game (short games: max_moves);
+the setup phases are clicks on a cell, then on a chip (an orientation, a color)."""
 
 
 def set_option(browser: Browser, name: str, value: Any) -> None:
@@ -296,15 +299,17 @@ def rules_result(server: str, key: str) -> tuple[str, str, dict[str, Any]]:
     return rules.to_notation(final), result, record.options
 
 
-@pytest.mark.parametrize("game", list(GAMES))
+@pytest.mark.parametrize(("game", "controls"), CONTROLS,
+                         ids=[f"{game}-{controls[0][0]}={controls[0][1]}" if controls
+                              else game for game, controls in CONTROLS])
 def test_browser_plays_every_game_by_clicks_on_the_board(browser: Browser, server: str,
-                                                         game: str) -> None:
+                                                         game: str, controls: list[Any]) -> None:
     browser.resize(1280, 900)
     browser.page("Page.navigate", url=f"{server}/")
     browser.wait(f"document.querySelector('.card[data-game={game}] button.play') !== null")
     browser.click(f".card[data-game={game}] button.play")
     browser.wait(f"typeof view !== 'undefined' && view !== null && view.game === '{game}'")
-    for name, value in CONTROLS[game]:
+    for name, value in controls:
         set_option(browser, name, value)
     choose_agent(browser, 1, "random")
     browser.click("#seed")
@@ -323,7 +328,7 @@ def test_browser_plays_every_game_by_clicks_on_the_board(browser: Browser, serve
     assert result, "the game did not end"
     position, expected, options = rules_result(server, browser.js("view.id"))
     assert (browser.js(POSITION), result) == (position, expected)
-    for name, value in CONTROLS[game]:
+    for name, value in controls:
         assert str(options[name]) == str(value)
     assert browser.js("document.getElementById('error').hidden")
 
@@ -474,6 +479,7 @@ def test_layout_fits_a_desktop_and_a_phone(browser: Browser, server: str, width:
             browser.js(NOT_BLANK.replace("DATA", json.dumps(data))))
         assert size == [width, height] and colours > 20 and ink > 0.02, (name, colours, ink)
         if shots:
+            Path(shots).mkdir(parents=True, exist_ok=True)
             Path(shots, f"{name}{suffix}.png").write_bytes(base64.b64decode(data))
 
     browser.page("Page.navigate", url=f"{server}/")
