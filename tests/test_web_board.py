@@ -28,7 +28,7 @@ from tris_envs.evaluation.records import GameRecord, replay
 from tris_envs.games import GAMES, make_game
 from tris_envs.web import make_server
 from tris_envs.web.analysis import analyse
-from tris_envs.web.board import clicks, last_marks, won_marks
+from tris_envs.web.board import clicks, last_marks, status_line, won_marks
 from tris_envs.web.catalogue import agents
 from tris_envs.web.session import Limits, Session
 from tris_envs.web.svg import board_svg
@@ -109,7 +109,7 @@ def test_won_lines_are_outlined_and_statuses_left_to_the_page() -> None:
             if rules.is_terminal(state) and rules.returns(state)[0] != 0:
                 marks = won_marks(rules, state)
                 assert len(marks) == 3, (game, rules.to_notation(state))
-                status = rules.render_text(state).rsplit("\n", 1)[-1]
+                status = status_line(rules, state)
                 picture = board_svg(rules, state, status, (), (), marks)
                 assert picture.count('class="won"') == 4 and status not in picture
                 won += 1

@@ -66,6 +66,13 @@ class Click:
     second: Target | None
 
 
+def status_line(game: Game, state: Any) -> str:
+    """The status line under the game's text board (who moves, the roll, the result):
+    what the page shows under the board, and what :func:`~tris_envs.web.svg.board_svg`
+    leaves out of the picture."""
+    return game.render_text(state).rsplit("\n", 1)[-1]
+
+
 def parts(name: str) -> tuple[str, str | None]:
     """A move's name as what moves and where or how: ``b1-b2`` -> ``(b1, b2)``, ``2,0 S``
     -> ``(2,0, S)``; a one-part name (``1,2``, ``pass``) -> ``(name, None)``."""
@@ -193,10 +200,11 @@ def _side(box: Box, direction: str) -> Box:
     edge, its tip out over the empty cell the die rolls to."""
     x, y, w, h = box
     across, along = 0.26, 0.36
-    return {"N": (x + w * (1 - along) / 2, y - h * 0.1, w * along, h * across),
-            "S": (x + w * (1 - along) / 2, y + h * (1.1 - across), w * along, h * across),
-            "W": (x - w * 0.1, y + h * (1 - along) / 2, w * across, h * along),
-            "E": (x + w * (1.1 - across), y + h * (1 - along) / 2, w * across, h * along)}[direction]
+    sides = {"N": (x + w * (1 - along) / 2, y - h * 0.1, w * along, h * across),
+             "S": (x + w * (1 - along) / 2, y + h * (1.1 - across), w * along, h * across),
+             "W": (x - w * 0.1, y + h * (1 - along) / 2, w * across, h * along),
+             "E": (x + w * (1.1 - across), y + h * (1 - along) / 2, w * across, h * along)}
+    return sides[direction]
 
 
 def _chip_width(label: str) -> float:

@@ -27,6 +27,7 @@ from tris_envs.agents.ppo import shipped_checkpoint
 from tris_envs.core.game import Game, resolve_chance
 from tris_envs.core.options import parse_options
 from tris_envs.games import GAMES, make_game
+from tris_envs.web.board import status_line
 from tris_envs.web.session import HUMAN, Limits
 from tris_envs.web.svg import board_svg
 
@@ -61,7 +62,7 @@ def picture(name: str) -> str:
         if not legal:
             break
         state = resolve_chance(game, game.apply(state, int(rng.choice(legal))), rng)
-    return board_svg(game, state, game.render_text(state).rsplit("\n", 1)[-1])
+    return board_svg(game, state, status_line(game, state))
 
 
 def agents(name: str, options: list[str], limits: Limits) -> list[dict[str, Any]]:

@@ -40,7 +40,7 @@ from tris_envs.evaluation.records import GameRecord, replay_steps
 from tris_envs.games import GAMES, game_spec, make_game
 from tris_envs.play import HINT_SIMULATIONS
 from tris_envs.web.analysis import acting_player, analyse, outcome, solved_move, solved_text
-from tris_envs.web.board import clicks, last_marks, won_marks
+from tris_envs.web.board import clicks, last_marks, status_line, won_marks
 from tris_envs.web.svg import board_svg
 
 HUMAN = "human"
@@ -319,7 +319,7 @@ class Session:
         legal = game.legal_actions(state) if mover >= 0 else []
         person = mover >= 0 and self.agents[mover] is None
         roll = person and game.current_player(state) == CHANCE
-        picture = board_svg(game, state, _status(game, state),
+        picture = board_svg(game, state, status_line(game, state),
                             clicks(game, state) if person and not roll else (),
                             self._last_marks(len(self.record.moves), state),
                             won_marks(game, state), roll)
@@ -327,7 +327,7 @@ class Session:
             "id": self.id, "game": game.info.name, "title": GAMES[game.info.name].title,
             "options": _json_options(game.options()), "seats": self.seats,
             "players": self.record.players, "position": game.to_notation(state),
-            "svg": picture, "status": _status(game, state), "roll": roll,
+            "svg": picture, "status": status_line(game, state), "roll": roll,
             "points": [ply.moves for ply in self.history] + [len(self.record.moves)],
             "opened": self.opened,
             "to_move": mover, "human_to_move": mover >= 0 and self.agents[mover] is None,
@@ -478,7 +478,7 @@ class Session:
                                  f"{len(self.record.moves)}")
             state = self._position(index)
             game = self.game
-            status = _status(game, state)
+            status = status_line(game, state)
             return {"index": index, "position": game.to_notation(state), "status": status,
                     "svg": board_svg(game, state, status, (), self._last_marks(index, state),
                                      won_marks(game, state))}
@@ -575,7 +575,7 @@ class Session:
 
     def _append(self, actor: int, action: int, after: Any) -> None:
         game, before = self.game, self.state
-        name = (_status(game, after) if actor == CHANCE      # Tritoc: "White rolled 7: ..."
+        name = (status_line(game, after) if actor == CHANCE      # Tritoc: "White rolled 7: ..."
                 else game.played_name(before, action, after))
         self.record.moves.append((int(actor), int(action)))
         self.record.positions.append(game.to_notation(after))
@@ -653,11 +653,6 @@ def _act(agent: Agent, game: Game, state: Any) -> tuple[int, str]:
         _, values = agent.network_for(game).evaluate([state])
         return action, f"network value {float(values[0]):+.2f}"
     return action, ""
-
-
-def _status(game: Game, state: Any) -> str:
-    """The status line under the game's text board (who moves, the roll, the result)."""
-    return game.render_text(state).rsplit("\n", 1)[-1]
 
 
 def _json_options(options: dict[str, Any]) -> dict[str, Any]:

@@ -95,6 +95,7 @@ function openRules(name) {
 const narrow = () => window.innerWidth < 600;
 
 async function choose(name, watch) {
+  history.pushState(null, "", `/?game=${name}`);     // Back returns to the games
   $("landing").hidden = true;
   $("setup-box").hidden = false;
   $("setup-box").open = !narrow();
@@ -533,6 +534,7 @@ async function analyse() {
   for (const target of $("board").querySelectorAll(".target[data-action]")) {
     const text = hints[target.dataset.action];
     if (text === undefined) continue;
+    target.querySelector("title")?.remove();
     const title = document.createElementNS(target.namespaceURI, "title");
     title.textContent = `${target.dataset.name}: ${text}`;
     target.appendChild(title);
@@ -638,6 +640,7 @@ async function start() {
     if (next instanceof Element) next.focus();
   };
   document.onkeydown = keys;
+  window.onpopstate = () => location.reload();
   if (!params.has("game")) {
     $("landing").hidden = false;
     return;
