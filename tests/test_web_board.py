@@ -147,6 +147,7 @@ def test_positions_open_from_strings_are_looked_at_and_played_on_from() -> None:
                                                           record.positions[3]]
     with pytest.raises(ValueError, match="positions 0 to 4"):
         session.at(5)
+    assert session.analyse(1)["player"] == 1 and session.analyse(0)["player"] == 0
     session.back_to(2)
     assert session.view()["position"] == record.positions[1] and len(record.moves) == 2
     again = Session.new("tant_fant", seats=("human", "random"), position=record.positions[1])
@@ -407,6 +408,10 @@ def test_browser_steps_through_an_opened_journal(browser: Browser, server: str,
         browser.key("ArrowLeft")
     browser.wait(f"{POSITION} === {json.dumps(record.positions[n - 4])}")
     assert not browser.js("document.getElementById('browse').hidden")
+    browser.click("#hint")                        # the evaluation of the position looked at
+    rules = make_game("tant_fant")
+    legal = rules.legal_actions(rules.from_notation(record.positions[n - 4]))
+    browser.wait(f"document.querySelectorAll('#hint-list li').length === {len(legal)}")
     browser.click(f"#moves li[data-index='{n - 1}']")
     browser.wait(f"{POSITION} === {json.dumps(record.positions[n - 2])}")
     browser.click("#prev")

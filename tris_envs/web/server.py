@@ -22,7 +22,8 @@ JSON to these routes:
 ``POST /api/session/<id>/resign``              ``{seat}``
 ``POST /api/session/<id>/swap``                the seats change players
 ``POST /api/session/<id>/hint``                every legal move's value
-``POST /api/session/<id>/analyse``             the evaluation panel (:mod:`~tris_envs.web.analysis`)
+``POST /api/session/<id>/analyse``             ``{index}``: the evaluation panel of the position
+                                               (after ``index`` moves; none: the game's)
 ``POST /api/session/<id>/roll``                a person rolls the dice (Tritoc)
 ``POST /api/session/<id>/back``                ``{index}``: play on from the position after
                                                ``index`` moves
@@ -272,7 +273,7 @@ class Handler(BaseHTTPRequestHandler):
         if verb == "hint":
             return session.hint()
         if verb == "analyse":
-            return session.analyse()
+            return session.analyse(body.get("index"))
         actions: dict[str, Callable[[], None]] = {
             "move": lambda: session.play(body.get("action")),
             "roll": session.roll,

@@ -473,26 +473,27 @@ class Session:
             ValueError: ``index`` is not from 0 to the number of recorded moves.
         """
         with self.lock:
-            if type(index) is not int or not 0 <= index <= len(self.record.moves):
-                raise ValueError(f"position {brief(index)}: the game has positions 0 to "
-                                 f"{len(self.record.moves)}")
-            state = self._position(index)
+            state = self._position(self._index(index))
             game = self.game
             status = status_line(game, state)
             return {"index": index, "position": game.to_notation(state), "status": status,
                     "svg": board_svg(game, state, status, (), self._last_marks(index, state),
                                      won_marks(game, state))}
 
-    def analyse(self) -> dict[str, Any]:
-        """The evaluation of the position and of every legal move, in one shape for every
-        game (:func:`tris_envs.web.analysis.analyse`).
+    def analyse(self, index: Any = None) -> dict[str, Any]:
+        """The evaluation of the position (``index``: the one after that many recorded
+        moves, as :meth:`at` shows it) and of every legal move, in one shape for every game
+        (:func:`tris_envs.web.analysis.analyse`).
 
         Raises:
-            ValueError: the game is over.
+            ValueError: the game is over there, or ``index`` is no position of the game.
         """
         with self.lock:
-            self._mover()
-            state = self.state
+            if index is None:
+                self._mover()
+                state = self.state
+            else:
+                state = self._position(self._index(index))
         return analyse(self.game, state, self.rng,
                        None if self.limits is None else self.limits.seconds)
 
@@ -600,6 +601,14 @@ class Session:
         before = self._position(last)
         action = self.record.moves[last][1]
         return last_marks(self.game, before, action, self.game.apply(before, action))
+
+    def _index(self, index: Any) -> int:
+        """``index`` if it is a position of the game (0 to the recorded moves), else
+        ``ValueError``."""
+        if type(index) is not int or not 0 <= index <= len(self.record.moves):
+            raise ValueError(f"position {brief(index)}: the game has positions 0 to "
+                             f"{len(self.record.moves)}")
+        return index
 
     def _position(self, index: int) -> Any:
         """The position after the first ``index`` recorded moves."""

@@ -382,6 +382,7 @@ function parts(name) {
 function drawChoices() {
   const box = $("choices");
   box.textContent = "";
+  $("choices-title").hidden = !view.human_to_move || browsing !== null;
   if (!view.human_to_move || browsing !== null) return;
   const step = document.createElement("div");
   step.className = "step";
@@ -502,15 +503,17 @@ async function control(verb, body) {
 
 // ----- evaluation ------------------------------------------------------------------
 async function analyse() {
-  if (!view || view.to_move < 0) return;
+  if (!view || (browsing === null && view.to_move < 0)) return;
   const id = view.id;
   const position = view.position;
+  const looking = browsing;
   $("hint").disabled = true;
   $("analysis").hidden = false;
   $("analysis-title").textContent = "thinking …";
   $("hint-list").textContent = "";
-  const data = await act("POST", `/api/session/${id}/analyse`);
-  if (view.id !== id || view.position !== position) return;     // the game went on
+  const data = await act("POST", `/api/session/${id}/analyse`,
+                         looking === null ? {} : { index: looking });
+  if (view.id !== id || view.position !== position || browsing !== looking) return;
   $("hint").disabled = false;
   if (!data) { $("analysis").hidden = true; return; }
   const name = view.players[data.player];
@@ -563,11 +566,17 @@ async function browse(index) {
   }
   $("moves").querySelector(".current")?.scrollIntoView({ block: "nearest" });
   drawChoices();
+  $("analysis").hidden = true;
+  $("hint").disabled = false;
+  if ($("auto").checked) analyse();
 }
 
 function live() {
   asked = null;
-  if (browsing !== null) render();
+  if (browsing === null) return;
+  render();
+  $("analysis").hidden = true;
+  if ($("auto").checked && view.to_move >= 0) analyse();
 }
 
 // The position the arrow keys and buttons step from: the one asked for last, else the game's.
