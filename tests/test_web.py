@@ -115,16 +115,16 @@ def test_bad_requests_get_a_message_and_a_4xx(server: str) -> None:
     assert request(server, f"/api/session/{key}", None)[1]["moves"] == []   # unchanged
 
 
-def test_hints_solver_values_and_mcts_shares(server: str) -> None:
+def test_hints_solver_values_and_network_shares(server: str) -> None:
     _, view = request(server, "/api/new", {"game": "tant_fant", "seats": ["human", "solver"]})
-    status, hint = request(server, f"/api/session/{view['id']}/hint", {})
+    status, hint = request(server, f"/api/session/{view['id']}/analyse", {})
     assert status == 200 and hint["source"] == "solver"
     assert {move["name"] for move in hint["moves"]} == {m["name"] for m in view["legal"]}
     assert max(move["value"] for move in hint["moves"]) == 0      # the start is a draw
     session = Session.new("tritoc", seats=("human", "random"), seed=1)
     session.roll()                               # a person rolls the dice
-    hint = session.hint()
-    assert hint["source"].startswith("mcts:")
+    hint = session.analyse()
+    assert hint["source"] == "az"
     assert sum(move["share"] for move in hint["moves"]) == pytest.approx(1.0)
 
 

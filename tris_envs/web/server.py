@@ -21,7 +21,6 @@ JSON to these routes:
 ``POST /api/session/<id>/undo``                take back to the last position a person moved in
 ``POST /api/session/<id>/resign``              ``{seat}``
 ``POST /api/session/<id>/swap``                the seats change players
-``POST /api/session/<id>/hint``                every legal move's value
 ``POST /api/session/<id>/analyse``             ``{index}``: the evaluation panel of the position
                                                (after ``index`` moves; none: the game's)
 ``POST /api/session/<id>/roll``                a person rolls the dice (Tritoc)
@@ -270,8 +269,6 @@ class Handler(BaseHTTPRequestHandler):
         if len(parts) != 5 or parts[:3] != ["", "api", "session"]:
             raise RequestError(HTTPStatus.NOT_FOUND, f"no action {brief(path)}")
         session, verb = self.sessions.get(parts[3]), parts[4]
-        if verb == "hint":
-            return session.hint()
         if verb == "analyse":
             return session.analyse(body.get("index"))
         actions: dict[str, Callable[[], None]] = {

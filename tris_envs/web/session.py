@@ -1,4 +1,5 @@
-"""One game in the browser app: the position, its history, the seats, hints and records.
+"""One game in the browser app: the position, its history, the seats, evaluations and
+records.
 
 A :class:`Session` holds everything one page (one tab) plays: the rules core with its
 options, who sits in each seat (``"human"`` or an agent spec of
@@ -38,8 +39,7 @@ from tris_envs.core.game import CHANCE, TERMINAL, Game, sample_outcome, seeded_g
 from tris_envs.core.options import parse_options
 from tris_envs.evaluation.records import GameRecord, replay_steps
 from tris_envs.games import GAMES, game_spec, make_game
-from tris_envs.play import HINT_SIMULATIONS
-from tris_envs.web.analysis import acting_player, analyse, outcome, solved_move, solved_text
+from tris_envs.web.analysis import acting_player, analyse, outcome, solved_text
 from tris_envs.web.board import clicks, last_marks, status_line, won_marks
 from tris_envs.web.svg import board_svg
 
@@ -71,7 +71,8 @@ class Limits:
         simulations: The most simulations per move of ``mcts`` and ``az`` (with an ``az``
             network's own budget).
         seconds: The most seconds per move, also the deadline of every ``mcts``,
-            ``alphabeta`` and ``az`` search given simulations or plies, and of a hint's.
+            ``alphabeta`` and ``az`` search given simulations or plies, and of an
+            evaluation's MCTS search.
         depth: The deepest ``alphabeta`` search (plies).
         files: The one folder agent files (``ppo:<path>``, ``az:<path>``) are read from,
             a relative path taken inside it; ``None``: no files, only the shipped agents.
@@ -514,38 +515,6 @@ class Session:
             self.agents.reverse()
             self.record.players.reverse()
             self.changes += 1
-
-    def hint(self) -> dict[str, Any]:
-        """The value of every legal move for the player to move.
-
-        With an exact solver (:attr:`~tris_envs.games.GameSpec.solvable`): each move's
-        result under perfect play (+1, 0, -1) and the plies to the end; otherwise the
-        share of the visits of an MCTS search of
-        :data:`~tris_envs.play.HINT_SIMULATIONS` simulations that went to each move.
-
-        Raises:
-            ValueError: the game is over.
-        """
-        with self.lock:
-            mover, state = self._mover(), self.state
-            if self.game.current_player(state) == CHANCE:
-                raise ValueError("roll the dice first")
-        game = self.game
-        if GAMES[game.info.name].solvable:
-            try:
-                return {"source": "solver",
-                        "moves": [solved_move(game, state, mover, a)
-                                  for a in game.legal_actions(state)]}
-            except ValueError:
-                pass                        # a phase the solver does not cover
-        search = MCTSAgent(HINT_SIMULATIONS, None if self.limits is None else self.limits.seconds,
-                           rng=self.rng)
-        visits = search.visit_counts(search.search(game, state))
-        total = sum(visits.values()) or 1
-        return {"source": f"mcts:{HINT_SIMULATIONS}",
-                "moves": [{"action": int(a), "name": game.action_name(state, a),
-                           "share": visits.get(a, 0) / total}
-                          for a in game.legal_actions(state)]}
 
     # ----- internals -----------------------------------------------------------------
     def _restore(self, ply: _Ply) -> None:
