@@ -326,7 +326,7 @@ function render() {
   $("position").textContent = data.position;
   $("players").textContent = `${data.title}: seat 0 ${data.players[0]} · seat 1 ` +
     `${data.players[1]}`;
-  $("setup-summary").textContent = `Game setup: ${$("players").textContent}`;
+  $("setup-summary").textContent = `Setup: ${data.title}, its options and players`;
   $("download").href = `/api/session/${data.id}/record`;
   $("download").setAttribute("download", `${data.game}.jsonl`);
   $("undo").disabled = !data.can_undo;
