@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from tris_envs.agents import MCTSAgent, make_agent
-from tris_envs.agents.solver_agent import solution_for
+from tris_envs.agents.solver_agent import move_result, result_text, solution_for
 from tris_envs.core.game import TERMINAL, Game, resolve_chance, seeded_generator
 from tris_envs.games import GAMES
 from tris_envs.games.doppia_scelta import PLAYER_NAMES as DOPPIA_SCELTA_NAMES
@@ -75,14 +75,8 @@ class MoveValue:
         """``win in 3 plies``, ``draw``, ``loss in 8 plies``; or the search's
         ``value +0.32, 41% of the visits``."""
         if self.share is None:
-            return solved_text(int(self.value), self.plies)
+            return result_text(int(self.value), self.plies)
         return f"value {self.value:+.2f}, {self.share:.0%} of the visits"
-
-
-def solved_text(value: int, plies: int) -> str:
-    """``"win in 3 plies"``, ``"draw"``, ``"loss in 4 plies"`` (``plies`` -1: none given)."""
-    outcome = {1: "win", 0: "draw", -1: "loss"}[value]
-    return outcome if value == 0 or plies < 0 else f"{outcome} in {plies} plies"
 
 
 def move_values(game: Game, state: Any, rng: np.random.Generator) -> tuple[str, list[MoveValue]]:
@@ -110,16 +104,7 @@ def solved_move(game: Game, state: Any, action: int) -> MoveValue:
     Raises:
         ValueError: the solver does not cover the position after it.
     """
-    mover = game.current_player(state)
-    child = game.apply(state, action)
-    if game.current_player(child) == TERMINAL:
-        value = int(np.sign(game.returns(child)[mover]))
-        plies = 1 if value else -1
-    else:
-        solution, lookup = solution_for(game, child)
-        value = solution.value(lookup, mover)
-        plies = int(solution.plies[solution.row(lookup)])
-        plies = plies + 1 if plies >= 0 else plies
+    value, plies = move_result(game, state, action, game.current_player(state))
     return MoveValue(int(action), game.action_name(state, action), value, plies)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from tris_envs.agents.cache import LRUCache
-from tris_envs.core.game import Game
+from tris_envs.core.game import TERMINAL, Game
 from tris_envs.core.solver import Solution, solve
 
 CACHE_SIZE = 16
@@ -39,6 +39,33 @@ def solution_for(game: Game, state: Any) -> tuple[Solution, Any]:
     if lookup not in solution.index:
         solution = _cached_solution(target, lookup)
     return solution, lookup
+
+
+def move_result(game: Game, state: Any, action: int, player: int) -> tuple[int, int]:
+    """``action``'s result in ``state`` under perfect play for ``player`` (+1, 0 or -1)
+    and the plies to the end, the move included (-1: a draw, which has no end).
+
+    Raises:
+        ValueError: the solver does not cover the position after the move.
+    """
+    child = game.apply(state, action)
+    if game.current_player(child) == TERMINAL:
+        value = int(np.sign(game.returns(child)[player]))
+        return value, 1 if value else -1
+    solution, lookup = solution_for(game, child)
+    plies = int(solution.plies[solution.row(lookup)])
+    return solution.value(lookup, player), plies + 1 if plies >= 0 else plies
+
+
+def outcome(value: int) -> str:
+    """``"win"``, ``"draw"`` or ``"loss"`` for +1, 0, -1."""
+    return {1: "win", 0: "draw", -1: "loss"}[value]
+
+
+def result_text(value: int, plies: int) -> str:
+    """``"win in 3 plies"``, ``"draw"``, ``"loss in 4 plies"`` (``plies`` -1: none given)."""
+    word = outcome(value)
+    return word if value == 0 or plies < 0 else f"{word} in {plies} plies"
 
 
 def _cached_solution(game: Game, root: Any) -> Solution:

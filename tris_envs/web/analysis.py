@@ -33,7 +33,7 @@ import numpy as np
 from tris_envs.agents import MCTSAgent
 from tris_envs.agents.az import AZAgent, shipped_network
 from tris_envs.agents.az_network import Network
-from tris_envs.agents.solver_agent import solution_for
+from tris_envs.agents.solver_agent import move_result, result_text, solution_for
 from tris_envs.core.game import CHANCE, TERMINAL, Game
 from tris_envs.games import GAMES
 from tris_envs.play import HINT_SIMULATIONS
@@ -80,32 +80,13 @@ def acting_player(game: Game, state: Any) -> int:
     return game.current_player(state)
 
 
-def solved_text(value: int, plies: int) -> str:
-    """``"win in 3 plies"``, ``"draw"``, ``"loss in 4 plies"``."""
-    word = outcome(value)
-    return word if value == 0 or plies < 0 else f"{word} in {plies} plies"
-
-
-def outcome(value: int) -> str:
-    """``"win"``, ``"draw"`` or ``"loss"`` for +1, 0, -1."""
-    return {1: "win", 0: "draw", -1: "loss"}[value]
-
-
 def solved_move(game: Game, state: Any, player: int, action: int) -> dict[str, Any]:
     """A move's result under perfect play for ``player`` and the plies to the end;
     ``ValueError`` where the solver does not cover the position after it."""
-    child = game.apply(state, action)
-    if game.current_player(child) == TERMINAL:
-        value = int(np.sign(game.returns(child)[player]))
-        plies = 1 if value else -1
-    else:
-        solution, lookup = solution_for(game, child)
-        value = solution.value(lookup, player)
-        plies = int(solution.plies[solution.row(lookup)])
-        plies = plies + 1 if plies >= 0 else plies
+    value, plies = move_result(game, state, action, player)
     return {"action": int(action), "name": game.action_name(state, action), "value": value,
             "plies": plies if plies >= 0 else None, "share": None,
-            "text": solved_text(value, plies)}
+            "text": result_text(value, plies)}
 
 
 def _signed(value: float) -> str:
@@ -129,7 +110,7 @@ def _solver(game: Game, state: Any, player: int) -> dict[str, Any]:
     plies = int(solution.plies[solution.row(lookup)])
     moves = [solved_move(game, state, player, a) for a in game.legal_actions(state)]
     return _answer("solver", "the exact solver: the result under perfect play", player,
-                   value, plies if plies >= 0 else None, solved_text(value, plies), moves)
+                   value, plies if plies >= 0 else None, result_text(value, plies), moves)
 
 
 def _network(game: Game, state: Any, player: int, network: Network,

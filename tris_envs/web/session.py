@@ -34,12 +34,13 @@ from tris_envs.agents.alphabeta import MAX_PLIES, AlphaBetaAgent
 from tris_envs.agents.az import AZAgent
 from tris_envs.agents.factory import SPEC_PLUGINS, spec_file
 from tris_envs.agents.protocol import Agent
+from tris_envs.agents.solver_agent import outcome, result_text
 from tris_envs.core.errors import brief
 from tris_envs.core.game import CHANCE, TERMINAL, Game, sample_outcome, seeded_generator
 from tris_envs.core.options import parse_options
 from tris_envs.evaluation.records import GameRecord, replay_steps
 from tris_envs.games import GAMES, game_spec, make_game
-from tris_envs.web.analysis import acting_player, analyse, outcome, solved_text
+from tris_envs.web.analysis import acting_player, analyse
 from tris_envs.web.board import clicks, last_marks, status_line, won_marks
 from tris_envs.web.svg import board_svg
 
@@ -625,7 +626,7 @@ def _act(agent: Agent, game: Game, state: Any) -> tuple[int, str]:
                         f"mean return {chosen.value:+.2f}")
     if isinstance(agent, SolverAgent):
         value, plies = agent.evaluate(game, state)
-        return agent.act(game, state), solved_text(value, plies)
+        return agent.act(game, state), result_text(value, plies)
     action = int(agent.act(game, state))
     if hasattr(agent, "network_for"):
         _, values = agent.network_for(game).evaluate([state])
