@@ -51,6 +51,7 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import json
+import os
 import socket
 import sys
 import threading
@@ -64,6 +65,7 @@ from importlib import resources
 from typing import Any
 
 from tris_envs.agents.factory import AGENT_HELP
+from tris_envs.agents.ppo import TRUSTED_FILES
 from tris_envs.core.errors import brief
 from tris_envs.games import GAMES
 from tris_envs.web import catalogue
@@ -469,7 +471,12 @@ def make_server(host: str = "127.0.0.1", port: int = 8000, limits: Limits | None
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, limits: Limits | None = None) -> None:
-    """Serve the app until interrupted (Ctrl-C), printing its address and limits."""
+    """Serve the app until interrupted (Ctrl-C), printing its address and limits.
+
+    The server trusts no pickle: a list of trusted policy files that the shell passed down
+    (:data:`~tris_envs.agents.ppo.TRUSTED_FILES`, which ``--trust-pickle`` of the other
+    commands sets) is dropped before anything is served."""
+    os.environ.pop(TRUSTED_FILES, None)
     limits = limits or Limits()
     server = make_server(host, port, limits)
     print(f"tris-envs serve: listening on http://{host}:{server.server_port}/ (Ctrl-C stops)",
