@@ -173,6 +173,64 @@ def test_the_checkout_has_no_circle_upward_or_private_import(capsys):
     assert graph.main(["--check"]) == 0, capsys.readouterr().out
 
 
+def test_import_graph_flags_lazy_imports_that_defer_no_optional_extra(tmp_path, capsys):
+    graph = _import_graph()
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "tris_envs"\n[project.optional-dependencies]\n'
+        'train = ["torch>=2.6", "stable-baselines3>=2.3", "tomli; python_version < \'3.11\'"]\n'
+        'openspiel = ["open_spiel>=1.5"]\nrllib = ["ray[rllib]>=2.50"]\n'
+        'all = ["tris_envs[train]"]\n')
+    assert graph.optional_extras(tmp_path / "pyproject.toml") == {
+        "torch", "stable_baselines3", "tomli", "open_spiel", "pyspiel", "ray"}
+    package = _package(tmp_path, {
+        "__init__.py": "",
+        "core.py": "import json\n",
+        "ppo.py": "import torch\ndef f():\n    import stable_baselines3\n    import torch.nn\n",
+        "spiel.py": "def f():\n    import pyspiel\n    from json import dumps\n",
+        "sub/__init__.py": "import torch\n", "sub/mod.py": "x = 1\n",
+        "cli.py": ("def main():\n    from tris_envs import ppo\n    from tris_envs import core\n"
+                   "    from . import spiel\n    import gymnasium\n    import ray.tune\n"
+                   "    from tris_envs.sub.mod import x\n"),
+    })
+    found = {(f.path.name, f.line): f.defers for f in graph.lazy_imports(package, "tris_envs")}
+    assert found == {
+        ("ppo.py", 3): ("stable_baselines3",),
+        ("ppo.py", 4): (),                       # torch is imported at the module's top
+        ("spiel.py", 2): ("pyspiel",),           # open_spiel's second module
+        ("spiel.py", 3): (),                     # the standard library
+        ("cli.py", 2): ("torch",),               # a module of ours that imports an extra
+        ("cli.py", 3): (),
+        ("cli.py", 4): (),                       # ... or does not
+        ("cli.py", 5): ("gymnasium",),           # DEFERRED
+        ("cli.py", 6): ("ray",),                 # ray[rllib]
+        ("cli.py", 7): ("torch",),               # through the parent package
+    }
+    assert graph.main([str(package), "--lazy"]) == 1
+    out = capsys.readouterr().out
+    assert ("lazy: tris_envs/cli.py:3 imports tris_envs, which defers no optional extra: "
+            "import it at the module's top") in out
+    assert "lazy: tris_envs/spiel.py:3 imports json," in out
+    assert "10 lazy imports; 6 defer an optional extra; 4 flagged" in out
+    for name in ("ppo.py", "spiel.py", "cli.py"):
+        (package / name).unlink()
+    assert graph.main([str(package), "--lazy"]) == 0
+    assert "0 lazy imports; 0 defer an optional extra; 0 flagged" in capsys.readouterr().out
+
+
+def test_every_deferred_module_is_deferred_by_a_lazy_import_of_the_checkout():
+    graph = _import_graph()
+    deferred = {d for f in graph.lazy_imports(graph.ROOT / "tris_envs") for d in f.defers}
+    assert set(graph.DEFERRED) <= deferred, "a reason for a module no lazy import defers"
+
+
+@pytest.mark.xfail(strict=True, reason="lazy imports remain in the modules being restructured "
+                   "(cli, alphazero/train.py, agents/, ppo/, benchmark.py); once they are "
+                   "moved, --check runs --lazy too and this mark goes")
+def test_the_checkout_imports_lazily_only_at_the_optional_extras(capsys):
+    graph = _import_graph()
+    assert graph.main(["--lazy"]) == 0, capsys.readouterr().out
+
+
 def test_the_layers_picture_draws_every_layer_lowest_at_the_bottom(capsys):
     from xml.etree import ElementTree
 

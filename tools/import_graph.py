@@ -29,16 +29,26 @@ another package with a part that starts with one underscore: ``mctx._src.search`
 ``from pgx._src import games``), in any Python file of :data:`CHECKED`: a release may
 rename it without notice. Every report lists them.
 
+A *lazy import* (one inside a function) is kept only where it keeps a package out of its
+module's import: an optional extra, a third-party package of ``pyproject.toml``'s
+``[project.optional-dependencies]`` (read from there, the one list; :data:`IMPORT_NAMES`
+where a distribution's import name is not its own), or one of the few other modules of
+:data:`DEFERRED`, each with its reason; or a module of the package whose top-level imports
+reach one of these that the importing module's own do not. Any other lazy import is
+*flagged*: it belongs at the module's top. ``--lazy`` lists the flagged ones.
+
 ``--check`` prints only the problems and a summary line (``make lint`` runs it). Exits with
-1 when it finds a circle, an upward import or a private import, else 0.
+1 when it finds a circle, an upward import or a private import, else 0; ``--lazy`` exits
+with 1 when a lazy import is flagged.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -66,6 +76,27 @@ LAYERS: tuple[tuple[tuple[str, ...], str], ...] = (
 """``(subpackages and modules of PACKAGE, role)`` by layer, lowest first; everything else
 is in the top layer, :data:`TOP`."""
 TOP = "the applications: cli, web, play, watch, replay, benchmark and the rest"
+
+IMPORT_NAMES: dict[str, tuple[str, ...]] = {
+    "open-spiel": ("open_spiel", "pyspiel"),       # one distribution, two top-level modules
+    "pytest-xdist": ("xdist",),
+}
+"""The top-level modules of an optional extra's distribution (by its normalized name) where
+they are not its name with ``_`` for ``-`` (``stable-baselines3``: ``stable_baselines3``)."""
+
+LIGHT = ("a dependency that neither ``import tris_envs`` nor ``tris-envs --help`` imports "
+         "(tests/test_gym_registration.py, tests/test_ansi_colors_and_import_cost.py)")
+DEFERRED: dict[str, str] = {
+    "gymnasium": LIGHT,
+    "pettingzoo": LIGHT,
+    "importlib.metadata": "about 25 ms, read on the first use of tris_envs.__version__, not "
+                          "by ``import tris_envs``",
+    "fcntl": "POSIX only: durable.locked takes no lock where it is missing (Windows)",
+    "readline": "not on Windows; importing it gives input() line editing, wanted only where "
+                "a person types the moves",
+}
+"""The modules besides the optional extras that a lazy import may keep out of its module's
+import, each with the reason."""
 
 
 @dataclass(frozen=True)
@@ -180,6 +211,116 @@ def private_imports(root: Path, folders: Sequence[str] = CHECKED,
                             for part in parts):
                         found.append((path, node.lineno, name))
     return found
+
+
+def optional_extras(pyproject: Path) -> set[str]:
+    """The top-level modules of the third-party packages of ``pyproject``'s
+    ``[project.optional-dependencies]`` (none when the file is missing)."""
+    if not pyproject.is_file():
+        return set()
+    try:
+        import tomllib
+    except ModuleNotFoundError:           # Python 3.10
+        import tomli as tomllib
+    project = tomllib.loads(pyproject.read_text())["project"]
+    own = _normalized(project["name"])
+    found = set()
+    for requirements in project.get("optional-dependencies", {}).values():
+        for requirement in requirements:
+            name = _normalized(re.split(r"[\s\[<>=!~;(@]", requirement.strip(), maxsplit=1)[0])
+            if name != own:
+                found.update(IMPORT_NAMES.get(name, (name.replace("-", "_"),)))
+    return found
+
+
+def _normalized(distribution: str) -> str:
+    """A distribution's name as the package index compares it (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", distribution).lower()
+
+
+@dataclass(frozen=True)
+class LazyImport:
+    """An import inside a function, at ``path:line``, of ``name`` (the module ``import``
+    names, or ``from``'s); ``defers``: the optional extras and :data:`DEFERRED` modules it
+    keeps out of its module's import (none: flagged)."""
+
+    path: Path
+    line: int
+    name: str
+    defers: tuple[str, ...]
+
+
+def lazy_imports(package_dir: Path, package: str = PACKAGE,
+                 deferred: Collection[str] | None = None) -> list[LazyImport]:
+    """Every lazy import of the package, in module and line order, with what it defers.
+
+    ``deferred``: the modules a lazy import may keep out (default: the optional extras of
+    the ``pyproject.toml`` beside ``package_dir``, and :data:`DEFERRED`). A package module
+    reaches what its top-level imports reach, its parent packages' included (importing
+    ``a.b`` runs ``a`` first)."""
+    if deferred is None:
+        deferred = optional_extras(package_dir.parent / "pyproject.toml") | set(DEFERRED)
+    known = modules(package_dir)
+    inner: dict[str, set[str]] = {name: set() for name in known}   # top-level edges, parents
+    direct: dict[str, set[str]] = {name: set() for name in known}  # deferred ones, top level
+    found: list[tuple[str, Path, int, str, set[str], list[str]]] = []
+    for name, path in known.items():
+        is_package = path.name == "__init__.py"
+        parent = name.rpartition(".")[0]
+        if parent in known:
+            inner[name].add(parent)
+        tree = ast.parse(path.read_text(), str(path))
+        for node, lazy in _imports(tree.body, lazy=False):
+            targets = _targets(node, name, is_package, known)
+            outside = {d for n in _external_names(node, package) for d in deferred
+                       if n == d or n.startswith(d + ".")}
+            if lazy:
+                found.append((name, path, node.lineno, _imported(node), outside, targets))
+            else:
+                inner[name].update(t for t in targets if t != name)
+                direct[name] |= outside
+    reach: dict[str, set[str]] = {}
+    for name in known:
+        seen, todo = {name}, [name]
+        while todo:
+            for nxt in inner[todo.pop()]:
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        reach[name] = set().union(*(direct[m] for m in seen))
+    result = []
+    for name, path, line, imported, outside, targets in found:
+        wanted = outside.union(*(reach[t] for t in targets))
+        result.append(LazyImport(path, line, imported, tuple(sorted(wanted - reach[name]))))
+    return result
+
+
+def _external_names(node: ast.Import | ast.ImportFrom, package: str) -> list[str]:
+    """The dotted names of other packages one import statement may import (``from a
+    import b``: ``a`` and ``a.b``, ``b`` may be a module)."""
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+    elif node.level or not node.module:
+        return []
+    else:
+        names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+    return [n for n in names if n.split(".")[0] != package]
+
+
+def _imported(node: ast.Import | ast.ImportFrom) -> str:
+    if isinstance(node, ast.Import):
+        return ", ".join(alias.name for alias in node.names)
+    return "." * node.level + (node.module or "")
+
+
+def lazy_report(found: Sequence[LazyImport], root: Path) -> tuple[str, bool]:
+    """The flagged lazy imports and a summary line, and whether any is flagged."""
+    flagged = [f for f in found if not f.defers]
+    lines = [f"lazy: {f.path.relative_to(root)}:{f.line} imports {f.name}, which defers no "
+             "optional extra: import it at the module's top" for f in flagged]
+    lines.append(f"{len(found)} lazy imports; {len(found) - len(flagged)} defer an optional "
+                 f"extra; {len(flagged)} flagged")
+    return "\n".join(lines), bool(flagged)
 
 
 def layer(module: str, package: str = PACKAGE) -> int:
@@ -305,6 +446,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--svg", action="store_true", help="print the layers as an SVG picture")
     parser.add_argument("--check", action="store_true",
                         help="print only circles, upward and private imports, and a summary")
+    parser.add_argument("--lazy", action="store_true",
+                        help="print only the lazy imports that defer no optional extra")
     args = parser.parse_args(argv)
     package_dir = args.package_dir.resolve()
     package = package_dir.name
@@ -315,6 +458,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.dot:
         print(dot(found))
         return 1 if report(found, package)[1] else 0
+    if args.lazy:
+        text, flagged = lazy_report(lazy_imports(package_dir, package), package_dir.parent)
+        print(text)
+        return 1 if flagged else 0
     text, problem = report(found, package)
     private = private_imports(package_dir.parent, [f for f in CHECKED
                                                    if (package_dir.parent / f).is_dir()],
