@@ -12,6 +12,8 @@ from tris_envs.agents.ppo import PolicyOpponent, PPOAgent
 from tris_envs.agents.protocol import Agent
 from tris_envs.agents.scripted import GreedyAgent, RandomAgent
 from tris_envs.agents.solver_agent import SolverAgent
+from tris_envs.agents.spec import AgentSpec
 
-__all__ = ["AGENT_SPECS", "AZAgent", "Agent", "AlphaBetaAgent", "GreedyAgent", "MCTSAgent",
-           "MCTSNode", "PPOAgent", "PolicyOpponent", "RandomAgent", "SolverAgent", "make_agent"]
+__all__ = ["AGENT_SPECS", "AZAgent", "Agent", "AgentSpec", "AlphaBetaAgent", "GreedyAgent",
+           "MCTSAgent", "MCTSNode", "PPOAgent", "PolicyOpponent", "RandomAgent", "SolverAgent",
+           "make_agent"]

@@ -48,6 +48,9 @@ except ImportError as error:          # pragma: no cover - depends on the instal
     raise ImportError(f"tris_envs.integrations.openspiel needs OpenSpiel ({error}): "
                       'pip install "tris_envs[openspiel]"') from error
 
+from tris_envs.agents import spec as spec_table
+from tris_envs.agents.spec import AgentSpec
+from tris_envs.core.errors import brief
 from tris_envs.core.game import CHANCE, TERMINAL, Game
 from tris_envs.games import GAMES, game_spec, make_game
 
@@ -548,23 +551,25 @@ def minimax_agent(plies: int, rng: np.random.Generator | None = None) -> OpenSpi
                           lambda game, player, _: _MinimaxBot(game, player, plies), rng)
 
 
-AGENT_SPECS = ("openspiel-mcts:<simulations>", "openspiel-minimax:<plies>")
+AGENT_SPECS = tuple(form for form in spec_table.AGENT_SPECS
+                    if form.split(":", 1)[0] in spec_table.PLUGIN_FAMILIES)
 """The agent specs of :func:`make_openspiel_agent` (and of ``make_agent``)."""
 
 
-def make_openspiel_agent(spec: str, rng: np.random.Generator | None = None) -> OpenSpielAgent:
-    """``openspiel-mcts:<simulations>`` or ``openspiel-minimax:<plies>``.
+def make_openspiel_agent(spec: AgentSpec | str,
+                         rng: np.random.Generator | None = None) -> OpenSpielAgent:
+    """``openspiel-mcts:<simulations>`` or ``openspiel-minimax:<plies>`` (text or an
+    :class:`~tris_envs.agents.spec.AgentSpec`).
 
     Raises:
         ValueError: another spec; the message lists these.
     """
-    kind, _, count = spec.partition(":")
-    if count.isascii() and count.isdigit() and not count.startswith("0"):
-        if kind == "openspiel-mcts":
-            return mcts_agent(int(count), rng=rng)
-        if kind == "openspiel-minimax":
-            return minimax_agent(int(count), rng=rng)
-    raise ValueError(f"unknown agent spec {spec!r}; OpenSpiel's agents are "
+    parsed = spec if isinstance(spec, AgentSpec) else AgentSpec.parse(spec)
+    if parsed.family == "openspiel-mcts" and parsed.simulations is not None:
+        return mcts_agent(parsed.simulations, rng=rng)
+    if parsed.family == "openspiel-minimax" and parsed.plies is not None:
+        return minimax_agent(parsed.plies, rng=rng)
+    raise ValueError(f"unknown agent spec {brief(str(parsed))}; OpenSpiel's agents are "
                      f"{', '.join(AGENT_SPECS)} (e.g. 'openspiel-mcts:100')")
 
 

@@ -1,0 +1,291 @@
+"""Agent specs: the text that names an agent (``"mcts:300"``, ``"az:net.npz:0"``) as one
+frozen, picklable value, parsed once where the text enters.
+
+:data:`SPEC_TABLE` is the one list of the forms: :data:`AGENT_SPECS`, the command line's
+help (:data:`AGENT_HELP`), the web page's choices and the docs' list are made from it.
+:meth:`AgentSpec.parse` reads a spec's text, ``str(spec)`` writes it back, and
+:func:`~tris_envs.agents.make_agent` builds the agent from the fields, never from text.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from tris_envs.agents.alphabeta import MAX_PLIES
+from tris_envs.core.errors import brief
+
+
+@dataclass(frozen=True)
+class SpecForm:
+    """One line of the spec table: the forms it names and what they play.
+
+    Attributes:
+        forms: The forms as :data:`AGENT_SPECS` writes them (``"mcts:<simulations>"``).
+        help: What the forms play, for ``--help`` and the web page.
+    """
+
+    forms: tuple[str, ...]
+    help: str
+
+    @property
+    def label(self) -> str:
+        """The forms as ``--help`` writes them: ``mcts:N, mcts:Ss``."""
+        return ", ".join(form.replace("<simulations>", "N").replace("<plies>", "N")
+                         .replace("<seconds>s", "Ss").replace("<path>", "PATH")
+                         for form in self.forms)
+
+
+SPEC_TABLE = (
+    SpecForm(("random",), "a uniformly random legal move"),
+    SpecForm(("greedy",), "wins at once if it can, else avoids handing the opponent a win "
+                          "in one, else random"),
+    SpecForm(("mcts",), "Monte Carlo tree search, 1000 simulations per move"),
+    SpecForm(("mcts:<simulations>", "mcts:<seconds>s"),
+             "N simulations, or S seconds, per move (mcts:300, mcts:0.5s)"),
+    SpecForm(("mcts:<simulations>:decisive", "mcts:<seconds>s:decisive"),
+             "the same search, proving positions won in one move without a rollout"),
+    SpecForm(("alphabeta",), "alpha-beta search, 4 plies deep"),
+    SpecForm(("alphabeta:<plies>", "alphabeta:<seconds>s"),
+             f"N plies (at most {MAX_PLIES}), or deepening within S seconds per move"),
+    SpecForm(("solver",), "perfect play (Tris 1, Tant Fant, Doppia scelta)"),
+    SpecForm(("ppo", "ppo:<path>"),
+             "the shipped MaskablePPO policy of the game, or a trained .pt policy file "
+             "(needs the train extra; a pickled SB3 .zip only with --trust-pickle)"),
+    SpecForm(("az", "az:<simulations>"),
+             "the shipped AlphaZero-style network with its search budget (100 simulations "
+             "unless the network names another), or N (az:0: the network alone, no search)"),
+    SpecForm(("az:<path>", "az:<path>:<simulations>"),
+             "a trained network file (.npz), with its budget or N"),
+    SpecForm(("openspiel-mcts:<simulations>",),
+             "OpenSpiel's Python MCTSBot, N simulations (openspiel extra)"),
+    SpecForm(("openspiel-minimax:<plies>",), "OpenSpiel's alpha-beta / expectiminimax, N plies"),
+)
+"""Every agent spec form with what it plays, in the order ``--help`` lists them."""
+
+AGENT_SPECS = tuple(form for row in SPEC_TABLE for form in row.forms)
+"""The forms :func:`~tris_envs.agents.make_agent` accepts."""
+
+FAMILIES = tuple(dict.fromkeys(form.split(":", 1)[0] for form in AGENT_SPECS))
+"""The agent families, the part of a spec before its first ``:``."""
+
+BARE = frozenset(form for form in AGENT_SPECS if ":" not in form)
+"""The families written alone (their default budget)."""
+
+PLUGIN_FAMILIES = frozenset(family for family in FAMILIES if family.startswith("openspiel-"))
+"""The families built outside this package layer (:mod:`tris_envs.integrations`)."""
+
+
+def _help_text() -> str:
+    lines = ["agent specs:"]
+    for row in SPEC_TABLE:
+        words = _wrap(row.help, 58)
+        if len(row.label) > 26:
+            lines.append(f"  {row.label}")
+        else:
+            lines.append(f"  {row.label:<26}  {words.pop(0)}")
+        lines.extend(" " * 30 + line for line in words)
+    return "\n".join(lines)
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    lines = [""]
+    for word in text.split():
+        if lines[-1] and len(lines[-1]) + 1 + len(word) > width:
+            lines.append(word)
+        else:
+            lines[-1] = f"{lines[-1]} {word}" if lines[-1] else word
+    return lines
+
+
+AGENT_HELP = _help_text()
+"""What ``tris-envs play``, ``eval`` and ``tournament`` print under ``--help``."""
+
+
+def form_help(form: str) -> str:
+    """The words of :data:`SPEC_TABLE` for ``form`` (one of :data:`AGENT_SPECS`)."""
+    for row in SPEC_TABLE:
+        if form in row.forms:
+            return row.help
+    raise ValueError(f"{brief(form)} is not one of the agent spec forms")
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """An agent, named: its family and its budget, checked when made.
+
+    ``AgentSpec.parse("mcts:300")`` reads the text; ``str(spec)`` writes it back
+    (``AgentSpec.parse(str(spec)) == spec``). A budget field left ``None`` is the agent's
+    default. Picklable, hashable, comparable: what a match sends to its workers.
+
+    Attributes:
+        family: One of :data:`FAMILIES` (``"mcts"``, ``"az"``, ``"openspiel-mcts"``).
+        simulations: Per move (``mcts``, ``az`` where 0 is the network alone,
+            ``openspiel-mcts``).
+        seconds: A time budget per move (``mcts``, ``alphabeta``).
+        plies: A search depth (``alphabeta``, at most ``MAX_PLIES``; ``openspiel-minimax``).
+        decisive: MCTS's decisive-move check (``mcts`` with a budget).
+        path: The file played (``ppo``, ``az``; ``None``: the shipped one).
+
+    Raises:
+        ValueError: a field the family does not take, or a value out of range.
+    """
+
+    family: str
+    simulations: int | None = None
+    seconds: float | None = None
+    plies: int | None = None
+    decisive: bool = False
+    path: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.family not in FAMILIES:
+            raise ValueError(f"unknown agent family {brief(self.family)}; families: "
+                             f"{', '.join(FAMILIES)}")
+        takes = _TAKES[self.family]
+        for name in ("simulations", "seconds", "plies", "path"):
+            if getattr(self, name) is not None and name not in takes:
+                raise ValueError(f"agent spec {self.family}: takes no {name}")
+        if not isinstance(self.decisive, bool) or (self.decisive and "decisive" not in takes):
+            raise ValueError(f"agent spec {self.family}: decisive must be False here")
+        least = 0 if self.family == "az" else 1
+        for name, most in (("simulations", None), ("plies", MAX_PLIES)):
+            value = getattr(self, name)
+            if value is not None and (type(value) is not int or value < least
+                                      or (most is not None and value > most)):
+                top = f" and at most {most}" if most is not None else ""
+                raise ValueError(f"agent spec {self.family}: {name}={brief(value)} must be an "
+                                 f"integer >= {least}{top}")
+        if self.seconds is not None and (type(self.seconds) not in (int, float)
+                                         or not 0 < self.seconds < math.inf):
+            raise ValueError(f"agent spec {self.family}: seconds={brief(self.seconds)} must "
+                             "be a positive finite number")
+        if self.family in ("mcts", "alphabeta") and self.seconds is not None and (
+                self.simulations is not None or self.plies is not None):
+            raise ValueError(f"agent spec {self.family}: a count or seconds, not both")
+        if self.decisive and self.simulations is None and self.seconds is None:
+            raise ValueError("agent spec mcts: decisive needs a budget "
+                             "(mcts:<simulations>:decisive or mcts:<seconds>s:decisive)")
+        if self.family in PLUGIN_FAMILIES and self.simulations is None and self.plies is None:
+            count = "simulations" if self.family == "openspiel-mcts" else "plies"
+            raise ValueError(f"agent spec {self.family}: needs its {count}")
+        if self.path is not None:
+            if not isinstance(self.path, str) or not self.path:
+                raise ValueError(f"agent spec {self.family}: path={brief(self.path)} must be "
+                                 "a non-empty string")
+            if self.family == "az" and (":" in self.path or _is_number(self.path)):
+                raise ValueError(f"agent spec az: the file {brief(self.path)} cannot be named "
+                                 "in a spec (it holds ':' or reads as a budget)")
+
+    @classmethod
+    def parse(cls, text: str) -> AgentSpec:
+        """The spec ``text`` names (one of :data:`AGENT_SPECS`).
+
+        Raises:
+            ValueError: text not of these forms, in one line listing them.
+        """
+        if not isinstance(text, str):
+            raise _unknown(text)
+        if text in BARE:
+            return cls(text)
+        family, _, rest = text.partition(":")
+        if family == "mcts":
+            decisive = rest.endswith(":decisive")
+            budget = rest.removesuffix(":decisive")
+            count, seconds = _count(budget), _seconds(budget)
+            if count is not None or seconds is not None:
+                return cls("mcts", simulations=count, seconds=seconds, decisive=decisive)
+        elif family == "alphabeta":
+            count, seconds = _count(rest), _seconds(rest)
+            if (count is not None and count <= MAX_PLIES) or seconds is not None:
+                return cls("alphabeta", plies=count, seconds=seconds)
+        elif family == "ppo" and rest:
+            return cls("ppo", path=rest)
+        elif family == "az":
+            path, simulations = _az_parts(text)
+            return cls("az", simulations=simulations, path=path)
+        elif family in PLUGIN_FAMILIES:
+            count = _count(rest)
+            if count is not None:
+                return cls(family, **{"plies" if family.endswith("minimax")
+                                      else "simulations": count})
+        raise _unknown(text)
+
+    def __str__(self) -> str:
+        parts = [self.family]
+        if self.path is not None:
+            parts.append(self.path)
+        for count in (self.simulations, self.plies):
+            if count is not None:
+                parts.append(str(count))
+        if self.seconds is not None:
+            parts.append(_seconds_text(self.seconds) + "s")
+        if self.decisive:
+            parts.append("decisive")
+        return ":".join(parts)
+
+    @property
+    def file(self) -> str | None:
+        """The file the spec names (``ppo:<path>``, ``az:<path>``), as written."""
+        return self.path
+
+
+_TAKES: dict[str, frozenset[str]] = {
+    "random": frozenset(), "greedy": frozenset(), "solver": frozenset(),
+    "mcts": frozenset({"simulations", "seconds", "decisive"}),
+    "alphabeta": frozenset({"plies", "seconds"}),
+    "ppo": frozenset({"path"}), "az": frozenset({"simulations", "path"}),
+    "openspiel-mcts": frozenset({"simulations"}), "openspiel-minimax": frozenset({"plies"}),
+}
+"""The fields each family takes."""
+
+
+def _unknown(text: object) -> ValueError:
+    allowed = ", ".join(repr(s) for s in AGENT_SPECS)
+    return ValueError(f"unknown agent spec {brief(text)}; allowed: {allowed} "
+                      "(e.g. 'mcts:1000', 'mcts:0.5s', 'alphabeta:4', "
+                      "'ppo:runs/tant_fant/final.pt')")
+
+
+def _az_parts(spec: str) -> tuple[str | None, int | None]:
+    """An ``az`` spec's network file (``None``: the shipped one) and search budget
+    (``None``: the network's); ``ValueError`` for a malformed one."""
+    rest = spec[len("az:"):] if spec != "az" else ""
+    path, _, budget = rest.rpartition(":")
+    if not path and _count(budget) is None and budget != "0":
+        path, budget = budget, ""           # az:<path> without a budget
+    simulations = 0 if budget == "0" else _count(budget) if budget else None
+    if ((budget and simulations is None) or (spec != "az" and not rest)
+            or (":" in rest and not path) or _is_number(path)):
+        raise ValueError(f"unknown agent spec {brief(spec)}: use az, az:<simulations>, "
+                         "az:<path> or az:<path>:<simulations>")
+    return path or None, simulations
+
+
+def _is_number(text: str) -> bool:
+    return re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", text) is not None
+
+
+def _count(text: str) -> int | None:
+    """``"300"`` -> 300; ``None`` unless a positive integer in plain ASCII digits."""
+    if not text.isascii() or not text.isdigit() or text.startswith("0"):
+        return None
+    return int(text)
+
+
+def _seconds(text: str) -> float | None:
+    """``"0.5s"`` -> 0.5; ``None`` unless a positive finite number followed by ``s``."""
+    if not text.endswith("s"):
+        return None
+    try:
+        seconds = float(text[:-1])
+    except ValueError:
+        return None
+    return seconds if 0 < seconds < math.inf else None
+
+
+def _seconds_text(seconds: float) -> str:
+    """``0.5`` -> ``"0.5"``: the shortest text that reads back as ``seconds``."""
+    short = f"{seconds:g}"
+    return short if float(short) == seconds else repr(float(seconds))
