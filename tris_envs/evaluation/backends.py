@@ -31,7 +31,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from tris_envs.distributed import RayAddress
+from tris_envs.distributed import RayAddress, ray_session
 from tris_envs.evaluation.engine import Played, Task, init_worker, play_each, play_keyed
 from tris_envs.machine import usable_cpus
 
@@ -69,8 +69,6 @@ def ray_results(context: tuple[Any, ...], tasks: Iterator[Task], count: int,
                 address: RayAddress) -> Iterator[Played]:
     """``(key, seat, record)`` of each task as it finishes, from Ray tasks on a cluster
     (a few chunks per CPU in flight at a time)."""
-    from tris_envs.distributed import ray_session
-
     with ray_session(address) as ray:
         _, sources, names, _, _ = context
         for name, source in zip(names, sources):

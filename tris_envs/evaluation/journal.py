@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from tris_envs.agents.az import shipped_network
 from tris_envs.agents.protocol import Agent
 from tris_envs.core.game import Game
 from tris_envs.durable import exclusive, write_text
@@ -191,8 +192,6 @@ def _played_file(agent: Agent, game: Game) -> Path | None:
         if isinstance(network, (str, Path)):
             return Path(network)
         if network is None:
-            from tris_envs.agents.az import shipped_network
-
             try:
                 return shipped_network(game)
             except FileNotFoundError:

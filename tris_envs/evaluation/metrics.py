@@ -24,8 +24,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tris_envs.agents.solver_agent import solution_for
 from tris_envs.core.game import Game, allows_win, can_win_at_once, wins_at_once
 from tris_envs.evaluation.records import GameRecord
+from tris_envs.games import GAMES
 
 
 def is_blunder(game: Game, state: Any, action: int) -> bool:
@@ -55,8 +57,6 @@ def is_value_keeping(game: Game, state: Any, action: int) -> bool | None:
     """Whether ``action`` in ``state`` keeps the solver's game value; ``None`` where the
     solver does not judge the position (a game without one, Doppia scelta's coloring
     phase)."""
-    from tris_envs.agents.solver_agent import solution_for
-
     try:
         solution, lookup = solution_for(game, state)
     except ValueError:
@@ -152,8 +152,6 @@ def move_qualities(game: Game, records: Iterable[GameRecord], players: Iterable[
     """
     if one_move:
         _check_deterministic(game)
-    from tris_envs.games import GAMES
-
     solvable = GAMES[game.info.name].solvable
     qualities = {player: MoveQuality() for player in players}
     for record in records:
@@ -249,9 +247,6 @@ def outcomes(game: Game, records: Iterable[GameRecord], player: str) -> Outcomes
     an exact solver that covers the start, the start is valued for the player's seat and
     its fastest win compared with ``game.info.max_moves``.
     """
-    from tris_envs.agents.solver_agent import solution_for
-    from tris_envs.games import GAMES
-
     solvable = GAMES[game.info.name].solvable
     found = Outcomes()
     for record in records:

@@ -31,6 +31,7 @@ try:
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (
         ActionMaskingTorchRLModule,
     )
+    from ray.tune.registry import register_env
 except ImportError as error:          # pragma: no cover - depends on the installed extras
     raise ImportError(f"tris_envs.integrations.rllib needs RLlib ({error}): "
                       'pip install "tris_envs[rllib]"') from error
@@ -132,8 +133,6 @@ class RLlibEnv(MultiAgentEnv):
 
 def register(name: str = ENV_NAME) -> str:
     """Register :class:`RLlibEnv` with Ray Tune under ``name`` and return the name."""
-    from ray.tune.registry import register_env
-
     register_env(name, RLlibEnv)
     return name
 
