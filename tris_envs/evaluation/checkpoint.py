@@ -16,8 +16,9 @@ from pathlib import Path
 
 from tris_envs.agents import PPOAgent
 from tris_envs.agents.ppo import load_policy
+from tris_envs.agents.spec import AgentSpec
 from tris_envs.core.game import Game
-from tris_envs.evaluation.engine import AgentSource
+from tris_envs.evaluation.engine import AgentSource, parsed_sources
 from tris_envs.evaluation.match import MatchResult, play_match
 from tris_envs.evaluation.metrics import move_quality
 from tris_envs.games import GAMES
@@ -28,7 +29,7 @@ class OpponentResult:
     """The checkpoint's results against one opponent.
 
     Attributes:
-        opponent: The opponent's agent spec.
+        opponent: The opponent's agent spec, as given.
         match: The match, the checkpoint as agent ``a``.
         optimal: The checkpoint's moves that keep the solver's game value
             (:attr:`~tris_envs.evaluation.metrics.MoveQuality.value_kept_all`).
@@ -49,8 +50,9 @@ class OpponentResult:
 
 def checkpoint_agent(checkpoint: str | Path, game: Game, deterministic: bool = True,
                      simulations: int | None = None) -> AgentSource:
-    """What plays ``checkpoint`` in a match: for an AlphaZero network (``.npz``) the spec
-    ``az:<path>[:<simulations>]`` (``None``: the ``az`` agent's default search), else a
+    """What plays ``checkpoint`` in a match: for an AlphaZero network (``.npz``) its
+    :class:`~tris_envs.agents.AgentSpec` (``simulations`` ``None``: the network's own
+    search budget), else a
     factory of :class:`~tris_envs.agents.PPOAgent` (``deterministic``: its most probable
     legal move). The file is read once here, so a missing or unreadable one fails before
     any match starts.
@@ -65,14 +67,15 @@ def checkpoint_agent(checkpoint: str | Path, game: Game, deterministic: bool = T
         from tris_envs.agents.az_network import load
 
         load(checkpoint, game)
-        return f"az:{checkpoint}" + ("" if simulations is None else f":{simulations}")
+        return AgentSpec("az", simulations=simulations, path=str(checkpoint))
     if simulations is not None:
         raise ValueError("simulations apply to AlphaZero networks (.npz) only")
     load_policy(checkpoint)
     return functools.partial(PPOAgent, checkpoint, deterministic=deterministic)
 
 
-def evaluate_checkpoint(checkpoint: str | Path, game: Game, opponents: Sequence[str],
+def evaluate_checkpoint(checkpoint: str | Path, game: Game,
+                        opponents: Sequence[AgentSpec | str],
                         n_games: int, seed: int, processes: int = 1,
                         deterministic: bool = True, judge_moves: bool = True,
                         simulations: int | None = None,
@@ -83,7 +86,8 @@ def evaluate_checkpoint(checkpoint: str | Path, game: Game, opponents: Sequence[
         checkpoint: A PPO policy file (``.pt``), or an AlphaZero ``.npz``
             network (see :func:`checkpoint_agent`).
         game: The rules core, options fixed (as in training).
-        opponents: Agent specs (``"random"``, ``"mcts:100"``, ``"solver"``, ``"ppo:<path>"``).
+        opponents: Agent specs, or their texts (``"random"``, ``"mcts:100"``, ``"solver"``,
+            ``"ppo:<path>"``), parsed before any match starts.
         n_games: Games per opponent, seats alternating.
         seed: Match seed (the same for every opponent).
         processes: Worker processes of each match.
@@ -98,13 +102,14 @@ def evaluate_checkpoint(checkpoint: str | Path, game: Game, opponents: Sequence[
             file that is not a checkpoint for ``game``.
         FileNotFoundError: no checkpoint file.
     """
+    specs = parsed_sources(opponents)
     source = checkpoint_agent(checkpoint, game, deterministic, simulations)
     judge = judge_moves and GAMES[game.info.name].solvable
     results = []
-    for opponent in opponents:
-        match = play_match(game, source, opponent, n_games, seed, processes=processes,
+    for opponent, spec in zip(opponents, specs):
+        match = play_match(game, source, spec, n_games, seed, processes=processes,
                            keep_records=judge, progress=progress)
-        result = OpponentResult(opponent, match)
+        result = OpponentResult(str(opponent), match)
         if judge:
             quality = move_quality(game, match.records, match.names[0], one_move=False)
             result.optimal, result.judged = quality.value_kept_all, quality.judged_all

@@ -22,15 +22,17 @@ import numpy as np
 
 from tris_envs.agents.factory import make_agent
 from tris_envs.agents.protocol import Agent
+from tris_envs.agents.spec import AgentSpec
 from tris_envs.core.game import Game
 from tris_envs.evaluation.records import GameRecord, play_recorded
 
 Task = tuple[int, int, int, tuple[int, ...]]
 """One game: agent indices ``i`` and ``j``, game number ``k``, and its seeding key."""
 
-AgentSource = str | Agent | Callable[..., Agent]
-"""A spec string for :func:`make_agent`, a picklable factory ``factory(rng=...) -> Agent`` (an
-agent class, say), or an :class:`Agent` instance.
+AgentSource = AgentSpec | str | Agent | Callable[..., Agent]
+"""An :class:`~tris_envs.agents.AgentSpec` (or its text, parsed once when the match starts),
+a picklable factory ``factory(rng=...) -> Agent`` (an agent class, say), or an
+:class:`Agent` instance.
 
 A spec or a factory gets a fresh agent with its own generator, derived from the match seed,
 for every game, so a seed repeats the same games. An instance plays every game itself, with
@@ -68,9 +70,20 @@ class Schedule:
         return self._index.get((key[0], key[1]))
 
 
+def parsed_sources(sources: Sequence[AgentSource]) -> list[AgentSource]:
+    """``sources`` with each spec text parsed into its :class:`AgentSpec` (once, where a
+    match starts, not in every game).
+
+    Raises:
+        ValueError: a text that is no agent spec.
+    """
+    return [AgentSpec.parse(source) if isinstance(source, str) else source
+            for source in sources]
+
+
 def build_agent(source: AgentSource, rng: np.random.Generator) -> Agent:
     """The agent of ``source`` for one game: built with ``rng``, or the instance itself."""
-    if isinstance(source, str):
+    if isinstance(source, (AgentSpec, str)):
         return make_agent(source, rng)
     if isinstance(source, Agent) and not isinstance(source, type):
         return source

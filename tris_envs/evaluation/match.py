@@ -1,7 +1,8 @@
 """Matches and round-robin tournaments between agents, optionally over processes.
 
-Agents are given as *sources*: a spec string for :func:`~tris_envs.agents.make_agent`
-(``"mcts:300"``) or a picklable factory called as ``factory(rng=generator)`` that returns an
+Agents are given as *sources*: an :class:`~tris_envs.agents.AgentSpec` or its text for
+:func:`~tris_envs.agents.make_agent` (``"mcts:300"``, parsed once when the match starts) or a
+picklable factory called as ``factory(rng=generator)`` that returns an
 agent (an agent class, a module-level function, or a ``functools.partial`` such as
 ``partial(MCTSAgent, 200, exploration=1.0)``). Every game builds fresh agents from their
 sources with its own generators, so a game depends only on the match seed and its index,
@@ -32,7 +33,7 @@ from tris_envs.core.errors import brief
 from tris_envs.core.game import Game
 from tris_envs.distributed import RayAddress
 from tris_envs.evaluation.backends import local_results, ray_results
-from tris_envs.evaluation.engine import AgentSource, Played, Schedule
+from tris_envs.evaluation.engine import AgentSource, Played, Schedule, parsed_sources
 from tris_envs.evaluation.journal import Journal, identify
 from tris_envs.evaluation.ratings import elo_difference, ml_elo, score_rate, wilson_interval
 from tris_envs.evaluation.records import GameRecord
@@ -146,7 +147,7 @@ def play_match(game: Game, a: AgentSource, b: AgentSource, n_games: int, seed: i
         ConnectionError: ``ray`` given and Ray could not start or connect.
     """
     _check_counts(n_games, seed, processes, ray)
-    sources = [a, b]
+    sources = parsed_sources([a, b])
     names, files = identify(sources, game)
     schedule = Schedule([(0, 1)], n_games, single=True)
     with Journal.open(records, resume, overwrite, game, names, files, seed, n_games,
@@ -271,7 +272,7 @@ def round_robin(game: Game, agents: Sequence[AgentSource], n_games: int, seed: i
     _check_counts(n_games, seed, processes, ray)
     if len(agents) < 2:
         raise ValueError(f"a round robin needs at least two agents, got {len(agents)}")
-    sources = list(agents)
+    sources = parsed_sources(agents)
     names, files = identify(sources, game)
     pairs = [(i, j) for i in range(len(sources)) for j in range(i + 1, len(sources))]
     schedule = Schedule(pairs, n_games, single=False)

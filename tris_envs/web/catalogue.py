@@ -4,7 +4,7 @@ agents that can play a game with given options.
 :func:`games` lists each game with its options (the rules' ``OPTION_TYPES``: the page
 draws a select, a checkbox, a number or a text box from each) and a picture of it;
 :func:`agents` lists, for one game and its options, every agent spec family of the factory
-(:data:`~tris_envs.agents.factory.AGENT_SPECS`) that the server plays, with the budget a
+(:data:`~tris_envs.agents.spec.AGENT_SPECS`) that the server plays, with the budget a
 family takes (its range capped by the server's :class:`~tris_envs.web.session.Limits`), and
 the networks and policies shipped for that game and those options. Specs that name files
 and OpenSpiel's agents are not offered: the server refuses them from a page.
@@ -21,9 +21,9 @@ import numpy as np
 from tris_envs.agents import make_agent
 from tris_envs.agents.alphabeta import DEFAULT_PLIES
 from tris_envs.agents.az import AZAgent, shipped_network
-from tris_envs.agents.factory import AGENT_HELP, AGENT_SPECS, SPEC_PLUGINS
 from tris_envs.agents.mcts import MCTSAgent
 from tris_envs.agents.ppo import shipped_checkpoint
+from tris_envs.agents.spec import AGENT_SPECS, PLUGIN_FAMILIES, form_help
 from tris_envs.core.game import Game, resolve_chance
 from tris_envs.core.options import parse_options
 from tris_envs.games import GAMES, make_game
@@ -79,9 +79,9 @@ def agents(name: str, options: list[str], limits: Limits) -> list[dict[str, Any]
     game = make_game(name, **parse_options(options))
     out: list[dict[str, Any]] = [{"spec": HUMAN, "label": "a person (you)", "help": ""}]
     for form in AGENT_SPECS:
-        if "<path>" in form or any(form.startswith(p) for p in SPEC_PLUGINS):
-            continue                          # files and OpenSpiel: refused from a page
         family = form.split(":", 1)[0]
+        if "<path>" in form or family in PLUGIN_FAMILIES:
+            continue                          # files and OpenSpiel: refused from a page
         entry = _entry(form, family, game, limits)
         if entry is not None:
             out.append(entry)
@@ -111,7 +111,7 @@ def _entry(form: str, family: str, game: Game, limits: Limits) -> dict[str, Any]
         own = AZAgent().budget(network)
         extra = f" ({shipped_network(game).name}, {own} simulations)" if form == "az" else ""
     match = re.search(r"<(simulations|plies|seconds)>", form)
-    entry: dict[str, Any] = {"spec": form, "label": label + extra, "help": _help(form)}
+    entry: dict[str, Any] = {"spec": form, "label": label + extra, "help": form_help(form)}
     if match is None:
         return entry
     key = match.group(0)
@@ -127,31 +127,6 @@ def _entry(form: str, family: str, game: Game, limits: Limits) -> dict[str, Any]
                        "default": min(default, most), "step": 0.1 if parameter == "seconds"
                        else 1}
     return entry
-
-
-@cache
-def _helps() -> dict[str, str]:
-    """The factory's help text by the spec forms it names (``mcts:N``, ``mcts:Ss``)."""
-    helps: dict[str, str] = {}
-    names: list[str] = []
-    for line in AGENT_HELP.splitlines()[1:]:
-        if line.startswith("  ") and not line.startswith("    "):
-            column, _, words = line.strip().partition("  ")
-            names = column.split(", ")
-            for name in names:
-                helps[name] = words.strip()
-        else:
-            for name in names:
-                helps[name] += " " + line.strip()
-    return helps
-
-
-def _help(form: str) -> str:
-    """The help of ``form`` (``mcts:<simulations>:decisive``), else of its family."""
-    written = (form.replace("<seconds>s", "Ss").replace("<simulations>", "N")
-               .replace("<plies>", "N"))
-    helps = _helps()
-    return helps.get(written) or helps.get(form.split(":", 1)[0], "")
 
 
 def _text(value: Any) -> str:

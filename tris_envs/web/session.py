@@ -20,6 +20,7 @@ the session may hold.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import secrets
 import threading
@@ -32,9 +33,9 @@ import numpy as np
 from tris_envs.agents import MCTSAgent, SolverAgent, make_agent
 from tris_envs.agents.alphabeta import MAX_PLIES, AlphaBetaAgent
 from tris_envs.agents.az import AZAgent
-from tris_envs.agents.factory import SPEC_PLUGINS, spec_file
 from tris_envs.agents.protocol import Agent
 from tris_envs.agents.solver_agent import outcome, result_text
+from tris_envs.agents.spec import PLUGIN_FAMILIES, AgentSpec
 from tris_envs.core.errors import brief
 from tris_envs.core.game import CHANCE, TERMINAL, Game, sample_outcome, seeded_generator
 from tris_envs.core.options import parse_options
@@ -101,35 +102,32 @@ class Limits:
         if self.files is not None and not Path(self.files).is_dir():
             raise ValueError(f"--allow-files {brief(str(self.files))}: no such folder")
 
-    def admit(self, spec: str) -> str:
-        """``spec`` as the session builds it, with the file it names (if any) resolved.
+    def admit(self, text: str) -> AgentSpec:
+        """The spec ``text`` names, as the session builds it: the file it names (if any)
+        resolved.
 
         Raises:
-            ValueError: an OpenSpiel spec (its search has no deadline), a file while no
-                folder is allowed, or a file that resolves (``..``, links) outside it.
+            ValueError: no agent spec, an OpenSpiel spec (its search has no deadline), a
+                file while no folder is allowed, a file that resolves (``..``, links)
+                outside it, or an ``az`` file whose resolved path holds ``:``.
         """
-        if any(spec.startswith(prefix) for prefix in SPEC_PLUGINS):
-            raise ValueError(f"{brief(spec)}: OpenSpiel's agents are not played in the "
+        spec = AgentSpec.parse(text)
+        if spec.family in PLUGIN_FAMILIES:
+            raise ValueError(f"{brief(text)}: OpenSpiel's agents are not played in the "
                              "browser app (their searches have no deadline); use tris-envs "
                              "eval or tournament")
-        path = spec_file(spec)
-        if path is None:
+        if spec.path is None:
             return spec
         if self.files is None:
-            raise ValueError(f"agent spec {brief(spec)} names a file; this server plays only "
+            raise ValueError(f"agent spec {brief(text)} names a file; this server plays only "
                              "the shipped agents (tris-envs serve --allow-files DIR plays "
                              "files in DIR)")
         folder = self.files.resolve()
-        resolved = (folder / path).resolve()
+        resolved = (folder / spec.path).resolve()
         if not resolved.is_relative_to(folder):
-            raise ValueError(f"agent file {brief(path)} lies outside {folder}, the one folder "
-                             "this server reads agent files from (--allow-files)")
-        start = spec.index(":") + 1
-        admitted = spec[:start] + str(resolved) + spec[start + len(path):]
-        if spec_file(admitted) != str(resolved):
-            raise ValueError(f"agent file {brief(str(resolved))}: a path holding ':' cannot "
-                             "be named in a spec")
-        return admitted
+            raise ValueError(f"agent file {brief(spec.path)} lies outside {folder}, the one "
+                             "folder this server reads agent files from (--allow-files)")
+        return dataclasses.replace(spec, path=str(resolved))
 
     def cap(self, agent: Agent, game: Game) -> None:
         """Refuse ``agent`` if its budget passes a cap; else give its search the deadline
