@@ -207,9 +207,10 @@ class AgentSpec:
             return cls("az", simulations=simulations, path=path)
         elif family in PLUGIN_FAMILIES:
             count = _count(rest)
+            if count is not None and family == "openspiel-mcts":
+                return cls(family, simulations=count)
             if count is not None:
-                return cls(family, **{"plies" if family.endswith("minimax")
-                                      else "simulations": count})
+                return cls(family, plies=count)
         raise _unknown(text)
 
     def __str__(self) -> str:

@@ -1,0 +1,146 @@
+"""Agent specs: one table of forms, parsed once into a frozen, picklable AgentSpec where the
+text enters (the command line, the web, a match), the agent built from its fields."""
+
+from __future__ import annotations
+
+import pickle
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tris_envs import cli
+from tris_envs.agents import AgentSpec, make_agent
+from tris_envs.agents.az import shipped_network
+from tris_envs.agents.spec import AGENT_HELP, AGENT_SPECS, PLUGIN_FAMILIES, SPEC_TABLE
+from tris_envs.evaluation import play_match
+from tris_envs.evaluation.checkpoint import checkpoint_agent, evaluate_checkpoint
+from tris_envs.games import make_game
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+EXAMPLES = {"<simulations>": "300", "<plies>": "3", "<seconds>": "0.5",
+            "<path>": "runs/net.npz"}
+
+
+def example(form: str) -> str:
+    """A spec text of ``form``: its placeholders filled in."""
+    for placeholder, value in EXAMPLES.items():
+        form = form.replace(placeholder, value)
+    return form
+
+
+@pytest.mark.parametrize("form", AGENT_SPECS)
+def test_every_form_reads_and_writes_back_and_pickles(form: str) -> None:
+    text = example(form)
+    spec = AgentSpec.parse(text)
+    assert str(spec) == text and AgentSpec.parse(str(spec)) == spec
+    assert pickle.loads(pickle.dumps(spec)) == spec and hash(spec) == hash(AgentSpec.parse(text))
+    assert spec.family == form.split(":", 1)[0]
+    with pytest.raises(AttributeError):
+        spec.family = "random"  # type: ignore[misc]
+
+
+def test_the_fields_of_the_forms() -> None:
+    assert AgentSpec.parse("mcts:0.5s:decisive") == AgentSpec("mcts", seconds=0.5, decisive=True)
+    assert AgentSpec.parse("az:0") == AgentSpec("az", simulations=0)
+    assert AgentSpec.parse("az:net.npz:5") == AgentSpec("az", simulations=5, path="net.npz")
+    assert AgentSpec.parse("ppo:a:b.pt").path == "a:b.pt"
+    assert AgentSpec.parse("alphabeta:64").plies == 64
+    assert AgentSpec.parse("openspiel-minimax:2") == AgentSpec("openspiel-minimax", plies=2)
+    assert str(AgentSpec("mcts", seconds=1)) == "mcts:1s"
+    assert str(AgentSpec("mcts", seconds=0.1 + 0.2)) == "mcts:0.30000000000000004s"
+
+
+@pytest.mark.parametrize("text", ["", "Random", "mcts:", "mcts:0", "mcts:1.5", "mcts:decisive",
+                                  "mcts:300:decisive:decisive", "alphabeta:65", "alphabeta:0",
+                                  "ppo:", "az:", "az:-1", "az:x:y", "openspiel-mcts",
+                                  "openspiel-mcts:0", "chess:3", "mcts:\u0663", 3, None])
+def test_a_text_of_no_form_is_refused_in_one_line(text: object) -> None:
+    with pytest.raises(ValueError, match="unknown agent spec") as error:
+        AgentSpec.parse(text)  # type: ignore[arg-type]
+    assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("fields", [
+    {"family": "chess"}, {"family": "mcts", "plies": 3}, {"family": "mcts", "simulations": 0},
+    {"family": "mcts", "simulations": True}, {"family": "mcts", "decisive": True},
+    {"family": "mcts", "simulations": 5, "seconds": 1.0}, {"family": "alphabeta", "plies": 65},
+    {"family": "alphabeta", "seconds": float("inf")}, {"family": "random", "path": "x"},
+    {"family": "az", "path": "a:b.npz"}, {"family": "az", "path": "100"},
+    {"family": "az", "simulations": -1}, {"family": "ppo", "path": ""},
+    {"family": "openspiel-mcts"}, {"family": "mcts", "decisive": 1}])
+def test_a_spec_made_in_python_is_checked_as_the_text_is(fields: dict) -> None:
+    with pytest.raises(ValueError) as error:
+        AgentSpec(**fields)
+    assert "\n" not in str(error.value)
+
+
+def test_make_agent_builds_from_the_fields_without_parsing(monkeypatch) -> None:
+    texts = [example(form) for form in AGENT_SPECS
+             if "<path>" not in form and form.split(":", 1)[0] not in PLUGIN_FAMILIES | {"ppo"}]
+    specs = [AgentSpec.parse(text) for text in texts]
+
+    def refuse(cls, text):
+        raise AssertionError(f"parsed {text!r} again")
+
+    monkeypatch.setattr(AgentSpec, "parse", classmethod(refuse))
+    for text, spec in zip(texts, specs):
+        agent = make_agent(spec, np.random.default_rng(0))
+        assert agent.name.split(":", 1)[0] == spec.family, (text, agent.name)
+    assert make_agent(AgentSpec("mcts", simulations=7)).simulations == 7
+    assert make_agent(AgentSpec("alphabeta", seconds=2.0)).time_budget == 2.0
+
+
+def test_the_help_and_the_docs_list_the_table() -> None:
+    for row in SPEC_TABLE:
+        assert f"\n  {row.label}" in AGENT_HELP
+    page = (DOCS / "agents.md").read_text()
+    table = page[page.index("| spec (`make_agent"):]
+    table = table[:table.index("\n\n")]
+    documented = [form for line in table.splitlines()[2:]
+                  for form in re.findall(r"`([^`]+)`", line.split(" | ")[0])]
+    assert documented == [form for form in AGENT_SPECS
+                          if form.split(":", 1)[0] not in PLUGIN_FAMILIES]
+    openspiel = (DOCS / "openspiel.md").read_text()
+    assert all(f"`{form}`" in openspiel for form in AGENT_SPECS
+               if form.split(":", 1)[0] in PLUGIN_FAMILIES)
+
+
+def counting_parse(monkeypatch) -> list[str]:
+    """Record every text :meth:`AgentSpec.parse` reads."""
+    original = AgentSpec.parse.__func__  # type: ignore[attr-defined]
+    seen: list[str] = []
+
+    def parse(cls, text):
+        seen.append(text)
+        return original(cls, text)
+
+    monkeypatch.setattr(AgentSpec, "parse", classmethod(parse))
+    return seen
+
+
+def test_a_spec_on_the_command_line_is_parsed_once(monkeypatch, capsys) -> None:
+    seen = counting_parse(monkeypatch)
+    assert cli.main(["eval", "tris1", "az:100", "random", "--games", "2", "--quiet"]) in (0, None)
+    assert capsys.readouterr().out.startswith("az")
+    assert seen.count("az:100") == 1 and seen.count("random") == 1, seen
+
+
+def test_a_match_parses_its_texts_once_and_sends_specs_to_its_workers(monkeypatch) -> None:
+    seen = counting_parse(monkeypatch)
+    game = make_game("tris1")
+    result = play_match(game, "mcts:5", AgentSpec("greedy"), 4, seed=0, processes=2)
+    assert result.n_games == 4 and seen == ["mcts:5"]
+
+
+def test_a_checkpoint_is_played_from_a_spec_not_a_text(monkeypatch) -> None:
+    game = make_game("tris1")
+    network = shipped_network(game)
+    assert checkpoint_agent(network, game, simulations=3) == AgentSpec("az", 3, path=str(network))
+    assert checkpoint_agent(network, game) == AgentSpec("az", path=str(network))
+    seen = counting_parse(monkeypatch)
+    results = evaluate_checkpoint(network, game, ["random"], 2, seed=0, judge_moves=False,
+                                  simulations=2)
+    assert seen == ["random"] and results[0].opponent == "random"
+    assert results[0].match.names[0] == f"az:{network}:2"
