@@ -30,15 +30,18 @@ import numpy as np
 from gymnasium import spaces
 
 from tris_envs.agents.protocol import Agent
+from tris_envs.agents.spec import AgentSpec
 from tris_envs.core.errors import brief
 from tris_envs.core.game import Game, as_action
 from tris_envs.core.options import check_choice
 from tris_envs.envs.turns import Duel, OpponentPlayer, Policy, play_opponents
 from tris_envs.games import make_game
 
-Opponent = Agent | str | Policy
-"""An :class:`~tris_envs.agents.Agent`, an agent spec (``"random"``, ``"greedy"``,
-``"mcts:<simulations>"``, ``"solver"``, ...) or a :data:`Policy`."""
+Opponent = AgentSpec | str | Agent | Policy
+"""An agent spec (an :class:`~tris_envs.agents.AgentSpec` or its text: ``"random"``,
+``"greedy"``, ``"mcts:<simulations>"``, ``"solver"``, ...), an
+:class:`~tris_envs.agents.Agent` or a :data:`Policy` (see
+:class:`~tris_envs.envs.turns.OpponentPlayer`)."""
 
 RENDER_MODES = ("ansi", "rgb_array")
 SEATS = (0, 1, "random")
@@ -99,7 +102,8 @@ class SingleAgentEnv(gymnasium.Env):
             built by one of this package's modules (``tant_fant_v0.env(...)`` or
             ``raw_env(...)``: its rules core and options are used), or a rules-core
             :class:`~tris_envs.core.game.Game`.
-        opponent: The other player: an agent spec string, an ``Agent`` or a ``Policy``.
+        opponent: The other player: an agent spec (or its text), an ``Agent`` or a
+            ``Policy``.
         seat: The learner's seat, ``0`` (moves first), ``1``, or ``"random"`` (drawn per
             episode from ``np_random``).
         render_mode: ``None``, ``"ansi"`` (the game's text board) or ``"rgb_array"`` (its

@@ -12,9 +12,9 @@ seed and the same learner actions give the same episode in all three:
   the opponent's, and says whose turn it is. Random numbers are drawn from the duel's
   ``np_random`` in one order: the seat (where drawn), the start, the dice after each move,
   and the opponent's choices when it draws from the same generator.
-* :class:`OpponentPlayer`: the opponent in any of its forms (an agent spec, an
-  :class:`~tris_envs.agents.Agent`, a ``policy(observation, action_mask)``, a
-  :class:`BatchedPolicy`, a trained network).
+* :class:`OpponentPlayer`: the opponent in one of its three forms: an agent spec, an
+  :class:`~tris_envs.agents.Agent` (the trained networks among them) or a
+  ``policy(observation, action_mask)`` (a :class:`BatchedPolicy` among them).
 * :func:`play_opponents`: lets the opponents of many duels move until each waits for the
   learner or has ended, in rounds of one move per duel; the duels whose opponent is a
   network or a :class:`BatchedPolicy` are answered in one call per opponent and round.
@@ -37,7 +37,8 @@ from tris_envs.agents.ppo import (
     masked_probabilities,
 )
 from tris_envs.agents.protocol import Agent
-from tris_envs.core.errors import IllegalActionError
+from tris_envs.agents.spec import AgentSpec
+from tris_envs.core.errors import IllegalActionError, brief
 from tris_envs.core.game import TERMINAL, Game, advance, as_action, resolve_chance
 
 Policy = Callable[[np.ndarray, np.ndarray], int]
@@ -84,37 +85,44 @@ class BatchedPolicy:
 
 
 class OpponentPlayer:
-    """One game's opponent: an agent spec, an ``Agent``, a ``Policy`` or a ``BatchedPolicy``.
+    """One game's opponent, in one of three forms:
 
-    A spec string becomes an agent drawing from the generator given (the duel's
-    ``np_random``) and is rebuilt by :meth:`reseed`, so that seeded episodes repeat. A
-    :class:`~tris_envs.agents.PolicyOpponent` or :class:`~tris_envs.agents.PPOAgent` is a
-    network (:attr:`network` once :meth:`prepare` has loaded it), played in batches.
+    * an agent spec (an :class:`~tris_envs.agents.AgentSpec` or its text, parsed here
+      once): the agent draws from the generator given (the duel's ``np_random``) and is
+      rebuilt by :meth:`reseed`, so that seeded episodes repeat;
+    * an :class:`~tris_envs.agents.Agent` (``act(game, state)``), played as it is;
+    * a :data:`Policy` ``policy(observation, action_mask)``; one with
+      ``act_batch(observations, masks)`` (a :class:`BatchedPolicy`) is played in batches.
+
+    A trained network (a :class:`~tris_envs.agents.PPOAgent`, a
+    :class:`~tris_envs.agents.PolicyOpponent` policy, or a ``ppo`` spec: :attr:`network`
+    once :meth:`prepare` has loaded it) is played in batches too.
 
     Raises:
         ValueError: an unknown agent spec.
         TypeError: ``opponent`` is none of the forms.
     """
 
-    def __init__(self, opponent: Any, rng: np.random.Generator) -> None:
+    def __init__(self, opponent: AgentSpec | str | Agent | Policy,
+                 rng: np.random.Generator) -> None:
         self.source = opponent
-        self.spec: str | None = None
+        self.spec: AgentSpec | None = None
         self.agent: Agent | None = None
         self.policy: Policy | None = None
         self.batched: BatchedPolicy | None = None
         self.network: Any = None
-        if isinstance(opponent, str):
-            self.agent = make_agent(opponent, rng=rng)
-            self.spec = opponent
-        elif isinstance(opponent, BatchedPolicy):
-            self.batched = opponent
+        if isinstance(opponent, (AgentSpec, str)):
+            self.spec = opponent if isinstance(opponent, AgentSpec) else AgentSpec.parse(opponent)
+            self.agent = make_agent(self.spec, rng=rng)
         elif isinstance(opponent, Agent):
             self.agent = opponent
         elif callable(opponent):
             self.policy = opponent
+            if callable(getattr(opponent, "act_batch", None)):
+                self.batched = opponent  # type: ignore[assignment]
         else:
-            raise TypeError(f"opponent {opponent!r} is not an agent spec string, an Agent "
-                            "(with act(game, state)) or a policy(observation, action_mask)")
+            raise TypeError(f"opponent {brief(opponent)} is none of an agent spec, an Agent "
+                            "(act(game, state)) or a policy(observation, action_mask)")
         self._player = self.agent if self.agent is not None else self.policy
         self._is_network = _is_network(self._player)
 
@@ -157,8 +165,7 @@ class OpponentPlayer:
                 return played
         else:
             mask = game.legal_mask(state).astype(bool)
-            policy = self.policy if self.policy is not None else self.batched
-            played = policy(game.observation(state, player), mask)  # type: ignore[misc]
+            played = self.policy(game.observation(state, player), mask)  # type: ignore[misc]
         return checked_action(game, state, played)
 
 
@@ -384,5 +391,5 @@ def _play_batch(batch: Sequence[tuple[Duel, int]]) -> None:
         return
     probabilities = masked_probabilities(opponent.network, observations, masks)
     for (duel, _), row, mask in zip(batch, probabilities, masks):
-        agent = duel.opponent.source
+        agent: Any = duel.opponent._player   # a PolicyOpponent or PPOAgent (a network)
         duel.opponent_move(choose_action(row, mask, agent.deterministic, agent.rng))
