@@ -55,3 +55,16 @@ def test_other_opponents_are_refused_in_one_line(opponent: object) -> None:
 def test_an_unknown_spec_is_refused_where_the_opponent_is_set() -> None:
     with pytest.raises(ValueError, match="unknown agent spec 'mtcs'"):
         SingleAgentEnv("tris1", opponent="mtcs")
+
+
+def test_a_ppo_spec_plays_its_network_in_batches() -> None:
+    pytest.importorskip("torch")
+    from tris_envs.envs.turns import Duel, play_opponents
+
+    game = make_game("tris1")
+    duels = [Duel(game, np.random.default_rng(k), "ppo") for k in range(3)]
+    for duel in duels:
+        duel.deal(seat=1)
+    assert all(duel.opponent.batch_key(game) is not None for duel in duels)
+    play_opponents(duels)
+    assert [duel.moves for duel in duels] == [1, 1, 1]
