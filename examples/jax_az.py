@@ -19,7 +19,7 @@ from pathlib import Path
 
 from jax_ppo import report
 
-from tris_envs.agents import make_agent
+from tris_envs.agents import AgentSpec, make_agent
 from tris_envs.alphazero.train import load_config, train
 
 
@@ -42,7 +42,8 @@ def main() -> None:
                                 "eval_games": 0, "checkpoint_every": args.iterations})
     with tempfile.TemporaryDirectory() as out:
         final = train(config, Path(out))
-        agents = [make_agent(f"az:{final}:0"), make_agent(f"az:{final}:{args.search}")]
+        agents = [make_agent(AgentSpec("az", simulations=n, path=str(final)))
+                  for n in (0, args.search)]
         report(args.game, agents, args.games, args.seed)
 
 
