@@ -1,4 +1,9 @@
-"""What the JAX games share: the Pgx ``Env`` shell, truncation, and the position bridges."""
+"""What the JAX games share: the Pgx ``Env`` shell, truncation, and the position bridges.
+
+Shapes are written beside arrays as mctx writes them: ``[]`` a scalar, ``[A]`` one per action
+(``num_actions``), ``[H, W, C]`` an observation (``observation_shape``); a batched state
+(``jax.vmap(env.init)``) has a batch ``[B]`` in front of every field.
+"""
 
 from __future__ import annotations
 
@@ -13,12 +18,22 @@ try:
     import jax.numpy as jnp
     import numpy as np
     import pgx.core
+    from jax.typing import ArrayLike
 except ImportError as error:          # pragma: no cover - depends on the installed extras
     raise ImportError(f"tris_envs.jax needs JAX and Pgx ({error}): "
                       'pip install "tris_envs[jax]"') from error
 
 from tris_envs.core.errors import brief
 from tris_envs.core.game import Game
+
+Array = jax.Array
+"""A JAX array; its shape is written beside it (``[A]``, ``[B, H, W, C]``)."""
+PRNGKey = jax.Array
+"""A random key: ``jax.random.key`` or ``jax.random.PRNGKey``, every implementation."""
+GameState = Any
+"""A game's state: the ``State`` dataclass of its module, Pgx's fields (``current_player``
+``[]``, ``observation`` ``[H, W, C]``, ``rewards`` ``[2]``, ``terminated`` and ``truncated``
+``[]``, ``legal_action_mask`` ``[A]``) and the game's own, every one an array."""
 
 _T = TypeVar("_T")
 _INT32_MAX = 2**31 - 1
@@ -45,10 +60,10 @@ def dataclass(cls: type[_T]) -> type[_T]:
     return frozen
 
 
-def _as_action(action: Any) -> Any:
-    """``action`` as an ``int32`` scalar array. Integers beyond ``int32`` are clipped to its
-    range first: they are out of range as actions either way, and must not wrap around
-    into it.
+def _as_action(action: Any) -> Array:
+    """``action`` (any value a caller passes) as an ``int32`` scalar array ``[]``. Integers
+    beyond ``int32`` are clipped to its range first: they are out of range as actions either
+    way, and must not wrap around into it.
 
     Raises:
         TypeError: a non-integer action (a float, a boolean).
@@ -88,8 +103,10 @@ class TrisEnv(pgx.core.Env):
         # the step count is an int32: a larger limit is never reached (and would not trace)
         self._max_moves = min(game.max_moves, _INT32_MAX)
 
-    def step(self, state: Any, action: Any, key: Any = None) -> Any:
-        """Pgx's ``step``, with its illegal-action convention kept for every action.
+    def step(self, state: GameState, action: ArrayLike,
+             key: PRNGKey | None = None) -> GameState:
+        """Pgx's ``step`` of one state by ``action`` (an integer ``[]``), with its
+        illegal-action convention kept for every action.
 
         Pgx reads ``legal_action_mask[action]``, which JAX clamps (``9`` reads cell 8) or
         wraps (``-1`` reads the last action), and passes the illegal action on to the rules.
@@ -124,23 +141,25 @@ class TrisEnv(pgx.core.Env):
         state = state.replace(legal_action_mask=state.legal_action_mask | state.terminated)
         return state.replace(observation=self.observe(state))
 
-    def _step(self, state: Any, action: Any, key: Any) -> Any:
+    def _step(self, state: GameState, action: Array, key: PRNGKey | None) -> GameState:
         state = self._play(state, action, key)
         truncated = ~state.terminated & (state._step_count >= self._max_moves)
         return state.replace(truncated=truncated)
 
-    def observe_for(self, state: Any, player: Any) -> Any:
-        """The observation of seat ``player`` (``observe`` gives the player to move's)."""
+    def observe_for(self, state: GameState, player: ArrayLike) -> Array:
+        """The observation ``[H, W, C]`` of seat ``player`` ``[]`` (``observe`` gives the
+        player to move's)."""
         return jax.lax.stop_gradient(self._observe(state, player))
 
-    def _play(self, state: Any, action: Any, key: Any) -> Any:
-        """The state after the legal ``action``: board, player, mask, rewards, termination.
+    def _play(self, state: GameState, action: Array, key: PRNGKey | None) -> GameState:
+        """The state after the legal ``action`` ``[]``: board, player, mask, rewards,
+        termination.
 
         Chance that follows the action (Tritoc's dice) is drawn with ``key`` inside the
         step, so every state a step returns is a decision or a finished game."""
         raise NotImplementedError
 
-    def from_core(self, state: Any) -> Any:
+    def from_core(self, state: Any) -> GameState:
         """The JAX state (unbatched) of a rules-core state.
 
         Raises:
@@ -148,7 +167,7 @@ class TrisEnv(pgx.core.Env):
         """
         raise NotImplementedError
 
-    def to_core(self, state: Any) -> Any:
+    def to_core(self, state: GameState) -> Any:
         """The rules-core state of an unbatched JAX state (history-free)."""
         raise NotImplementedError
 
@@ -165,7 +184,7 @@ class TrisEnv(pgx.core.Env):
         return 2
 
 
-def from_position(env: TrisEnv, text: str) -> Any:
+def from_position(env: TrisEnv, text: str) -> GameState:
     """The JAX state (unbatched, observation included) of a position string.
 
     Raises:
@@ -175,28 +194,29 @@ def from_position(env: TrisEnv, text: str) -> Any:
     return state.replace(observation=env.observe(state))
 
 
-def to_position(env: TrisEnv, state: Any) -> str:
+def to_position(env: TrisEnv, state: GameState) -> str:
     """The position string of an unbatched JAX state."""
     return env.game.to_notation(env.to_core(jax.device_get(state)))
 
 
-def restart(done: Any, fresh: Any, state: Any) -> Any:
-    """A batch of states in which the games marked ``done`` (shape: the batch) are
-    replaced by ``fresh`` states (``jax.vmap(env.init)`` of new keys), as Pgx's auto-reset
+def restart(done: Array, fresh: GameState, state: GameState) -> GameState:
+    """A batch of states in which the games marked ``done`` ``[B]`` are replaced by
+    ``fresh`` states (``jax.vmap(env.init)`` of new keys), as Pgx's auto-reset
     does (read the ended games' rewards before calling it)."""
     return jax.tree_util.tree_map(
         lambda new, old: jnp.where(done.reshape(done.shape + (1,) * (old.ndim - done.ndim)),
                                    new, old), fresh, state)
 
 
-def random_words(key: Any, index: Any = 0) -> Any:
-    """Two uniformly random 32-bit words, draw ``index`` of ``key``: the data of
-    ``fold_in(key, index)``, one hash where ``jax.random.bits`` spends one per word. Any
-    key works: ``PRNGKey`` arrays and typed keys of every implementation."""
+def random_words(key: PRNGKey, index: ArrayLike = 0) -> Array:
+    """Two uniformly random 32-bit words ``[2]`` (``uint32``), draw ``index`` of ``key``:
+    the data of ``fold_in(key, index)``, one hash where ``jax.random.bits`` spends one per
+    word. Any key works: ``PRNGKey`` arrays and typed keys of every implementation."""
     return jax.random.key_data(jax.random.fold_in(key, index))[..., :2]
 
 
-def seat_rewards(winner: Any) -> Any:
-    """``[+1, -1]`` / ``[-1, +1]`` for a winning seat 0 / 1, zeros for ``-1`` (no winner)."""
+def seat_rewards(winner: Array) -> Array:
+    """The rewards ``[2]``: ``[+1, -1]`` / ``[-1, +1]`` for a ``winner`` ``[]`` seat 0 / 1,
+    zeros for ``-1`` (no winner)."""
     return jnp.where(winner < 0, jnp.zeros(2, jnp.float32),
                      jnp.where(jnp.arange(2) == winner, 1.0, -1.0).astype(jnp.float32))

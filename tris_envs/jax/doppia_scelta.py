@@ -15,6 +15,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from tris_envs.games.doppia_scelta import (
     CELLS,
@@ -30,7 +31,7 @@ from tris_envs.games.doppia_scelta import (
 )
 from tris_envs.games.doppia_scelta import DoppiaScelta as CoreDoppiaScelta
 from tris_envs.games.doppia_scelta import DoppiaSceltaState as CoreState
-from tris_envs.jax.base import TrisEnv, dataclass, random_words, seat_rewards
+from tris_envs.jax.base import Array, PRNGKey, TrisEnv, dataclass, random_words, seat_rewards
 
 POSES = CELLS * 4
 _BLANK = 3
@@ -60,12 +61,12 @@ _UNROLL = 4
 """Walk steps per turn of the drawing loop."""
 
 
-def _turned(pose: Any, instruction: Any) -> Any:
+def _turned(pose: int, instruction: int) -> int:
     """The pose after turning by ``instruction`` (0 left, 1 straight, 2 right) in place."""
     return pose & ~3 | (pose + instruction + 3) & 3
 
 
-def _edges(poses: Any) -> Any:
+def _edges(poses: Array) -> Array:
     """The board edges along the cells of ``poses``, as bits ``1 << facing`` of the
     facings that look off the board."""
     cells = poses >> 2
@@ -78,7 +79,7 @@ def _walk_pose(pose: int) -> int:
     return int(_PLACES[pose >> 2]) * 4 + (pose & 3)
 
 
-def _board(words: Any) -> tuple[Any, tuple[Any, Any], Any]:
+def _board(words: Array) -> tuple[Array, tuple[Array, Array], Array]:
     """The board of two random 32-bit words: its colors (int8, 25), its walk planes (bit
     ``place`` of the low, bit ``place + 1`` of the high plane: the low and high bit of
     ``color + 1``; ``0`` off the board), and whether both words were below the limit (else
@@ -97,13 +98,13 @@ def _board(words: Any) -> tuple[Any, tuple[Any, Any], Any]:
     return jnp.stack(colors[:CELLS]).astype(jnp.int8), (low, high), valid
 
 
-def _codes(planes: tuple[Any, Any], pose: Any) -> Any:
+def _codes(planes: tuple[Array, Array], pose: Array) -> Array:
     """``color + 1`` of the cell walk ``pose`` stands on, ``0`` off the board."""
     place = (pose >> 2).astype(jnp.uint32)
     return (planes[0] >> place & 1 | planes[1] >> place & 2).astype(jnp.int32)
 
 
-def _walked(planes: tuple[Any, Any], pose: Any, steps: int) -> Any:
+def _walked(planes: tuple[Array, Array], pose: Array, steps: int) -> Array:
     """Walk ``pose`` after ``steps`` CodyColor steps; a walk that left the board stays."""
     for _ in range(steps):
         code = _codes(planes, pose)
@@ -120,16 +121,16 @@ class State:
     with ``setup="coloring"``, where a CodyColor walk arriving in each pose ends over the
     colored cells (a node per pose and per exit node, see the module docstring)."""
 
-    current_player: Any = jnp.int32(0)
-    observation: Any = jnp.zeros((5, 5, 23), dtype=jnp.int8)
-    rewards: Any = jnp.zeros(2, dtype=jnp.float32)
-    terminated: Any = jnp.bool_(False)
-    truncated: Any = jnp.bool_(False)
-    legal_action_mask: Any = jnp.zeros(NUM_ACTIONS, dtype=jnp.bool_)
-    _step_count: Any = jnp.int32(0)
-    _colors: Any = jnp.full(CELLS, _BLANK, dtype=jnp.int8)
-    _robots: Any = jnp.full(2, NOT_ENTERED, dtype=jnp.int32)
-    _ends: Any = jnp.zeros(0, dtype=jnp.int8)
+    current_player: Array = jnp.int32(0)                                    # []
+    observation: Array = jnp.zeros((5, 5, 23), dtype=jnp.int8)             # [5, 5, 23]
+    rewards: Array = jnp.zeros(2, dtype=jnp.float32)                        # [2]
+    terminated: Array = jnp.bool_(False)                                    # []
+    truncated: Array = jnp.bool_(False)                                     # []
+    legal_action_mask: Array = jnp.zeros(NUM_ACTIONS, dtype=jnp.bool_)     # [NUM_ACTIONS]
+    _step_count: Array = jnp.int32(0)                                       # []
+    _colors: Array = jnp.full(CELLS, _BLANK, dtype=jnp.int8)                # [25]
+    _robots: Array = jnp.full(2, NOT_ENTERED, dtype=jnp.int32)              # [2] poses
+    _ends: Array = jnp.zeros(0, dtype=jnp.int8)                 # [103] nodes, or [0]
 
     @property
     def env_id(self) -> str:
@@ -177,7 +178,7 @@ class DoppiaScelta(TrisEnv):
             core.initial_state(np.random.default_rng(0)))
 
     # ----- start -----------------------------------------------------------------------
-    def _init(self, key: Any) -> State:
+    def _init(self, key: PRNGKey) -> State:
         if self._start is not None:
             return self._start
         colors = self._draw(key)
@@ -185,9 +186,9 @@ class DoppiaScelta(TrisEnv):
         return State(_colors=colors, _robots=robots,
                      legal_action_mask=self._mask(colors, robots, jnp.zeros(75, bool), 0))
 
-    def _drawn(self, key: Any) -> Any:
+    def _drawn(self, key: PRNGKey) -> Array:
         """Uniform random colors, redrawn until no robot has a CodyColor path."""
-        def attempt(carry: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
+        def attempt(carry: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
             index, _, _ = carry
             colors, planes, valid = _board(random_words(key, index))
             white, black = jax.lax.while_loop(
@@ -202,7 +203,7 @@ class DoppiaScelta(TrisEnv):
                                   (jnp.int32(0), jnp.zeros(CELLS, jnp.int8),
                                    jnp.bool_(False)))[1]
 
-    def _first_try(self, key: Any) -> tuple[Any, Any]:
+    def _first_try(self, key: PRNGKey) -> tuple[Array, Array]:
         """The colors of board 0 of :meth:`_drawn`, and whether :meth:`_drawn` keeps it
         after only :data:`_FIRST_STEPS` walk steps."""
         colors, planes, valid = _board(random_words(key, 0))
@@ -212,7 +213,7 @@ class DoppiaScelta(TrisEnv):
             kept = kept & (_codes(planes, pose) == 0) & (pose != goal)
         return colors, kept
 
-    def _drawn_batch(self, size: int, batched: list[bool], keys: Any) -> tuple[Any, bool]:
+    def _drawn_batch(self, size: int, batched: list[bool], keys: PRNGKey) -> tuple[Array, bool]:
         """:meth:`_drawn` for a batch of ``keys`` (the same boards): every board 0 walks
         :data:`_FIRST_STEPS` steps at once, and only the keys whose board 0 is not kept
         then (at most :data:`_SPARE`) go through the loop, which under ``vmap`` runs as
@@ -222,7 +223,7 @@ class DoppiaScelta(TrisEnv):
         colors, kept = jax.vmap(self._first_try)(keys)
         index = jnp.nonzero(~kept, size=_SPARE, fill_value=size)[0]
 
-        def spare(colors: Any) -> Any:
+        def spare(colors: Array) -> Array:
             redrawn = jax.vmap(self._drawn)(keys.at[index].get(mode="clip"))
             return colors.at[index].set(redrawn, mode="drop")
 
@@ -230,15 +231,16 @@ class DoppiaScelta(TrisEnv):
                             lambda colors: jax.vmap(self._drawn)(keys), colors), True
 
     # ----- rules -----------------------------------------------------------------------
-    def _under(self, colors: Any, pose: Any) -> Any:
+    def _under(self, colors: Array, pose: Array) -> Array:
         """The color under a robot in ``pose`` (0 for a pose outside the board).
 
         A reduction: XLA computes it once instead of inside every array that uses it."""
         return jnp.where(jnp.arange(CELLS) == pose >> 2, colors, 0).sum()
 
-    def _mask(self, colors: Any, robots: Any, colorings: Any, player: Any) -> Any:
-        """The legal actions: ``player``'s instructions once the robots entered, else the
-        legal ``colorings``.
+    def _mask(self, colors: Array, robots: Array, colorings: Array,
+              player: ArrayLike) -> Array:
+        """The legal actions ``[NUM_ACTIONS]``: ``player``'s instructions once the robots
+        (``[2]`` poses) entered, else the legal ``colorings`` ``[75]``.
 
         The instructions offered by the colors under the robots, without those that face
         the border (the own goal gate excepted) unless every offered one does."""
@@ -254,7 +256,7 @@ class DoppiaScelta(TrisEnv):
         entered = white >= 0
         return jnp.concatenate([turns & entered, colorings & ~entered])
 
-    def _play(self, state: State, action: Any, key: Any) -> State:
+    def _play(self, state: State, action: Array, key: PRNGKey | None) -> State:
         if not self._coloring:
             return self._move(state, action)
         moved, colored = self._move(state, action), self._color(state, action)
@@ -262,7 +264,7 @@ class DoppiaScelta(TrisEnv):
         return jax.tree_util.tree_map(lambda new, old: jnp.where(coloring, new, old),
                                       colored, moved)
 
-    def _move(self, state: State, action: Any) -> State:
+    def _move(self, state: State, action: Array) -> State:
         """The state after the mover runs instruction ``action``.
 
         Poses move by arithmetic (gathers are slow under ``vmap``). The new pose and the
@@ -292,7 +294,7 @@ class DoppiaScelta(TrisEnv):
                              terminated=won | stalemate,
                              rewards=seat_rewards(jnp.where(won, player, -1)))
 
-    def _color(self, state: State, action: Any) -> State:
+    def _color(self, state: State, action: Array) -> State:
         cell, color = (action - 3) // 3, (action - 3) % 3
         colors = jnp.where(jnp.arange(CELLS) == cell, color.astype(jnp.int8), state._colors)
         ends = self._recolored(state._ends, cell, color)
@@ -306,7 +308,7 @@ class DoppiaScelta(TrisEnv):
                                                           following),
                              rewards=jnp.zeros(2, jnp.float32))
 
-    def _arrivals(self, ends: Any, cells: Any, colors: Any) -> Any:
+    def _arrivals(self, ends: Array, cells: Array, colors: Array) -> Array:
         """Where walks arriving on ``cells`` (any shape) in each facing end once the cell is
         colored ``colors`` (same shape): nodes, shape ``cells.shape + (4,)``.
 
@@ -322,14 +324,14 @@ class DoppiaScelta(TrisEnv):
             reached = jnp.where(back, again, reached)
         return reached
 
-    def _recolored(self, ends: Any, cell: Any, color: Any) -> Any:
+    def _recolored(self, ends: Array, cell: Array, color: Array) -> Array:
         """``ends`` after coloring ``cell`` with ``color``."""
         reached = self._arrivals(ends, cell, color)
         stops = (ends < POSES) & (ends >> 2 == cell)
         resumed = jnp.where(jnp.arange(4) == (ends & 3)[:, None], reached, 0).sum(-1)
         return jnp.where(stops, resumed.astype(jnp.int8), ends)
 
-    def _colorings(self, colors: Any, ends: Any) -> Any:
+    def _colorings(self, colors: Array, ends: Array) -> Array:
         """The legal coloring actions (75): an uncolored cell, and no CodyColor path for
         either robot after it. Only the cell where a robot's walk stops can open one."""
         stops = ends[self._entries].astype(jnp.int32)
@@ -344,7 +346,7 @@ class DoppiaScelta(TrisEnv):
         return ((colors == _BLANK)[:, None] & ~forbidden).reshape(75)
 
     # ----- views -----------------------------------------------------------------------
-    def _observe(self, state: State, player_id: Any) -> Any:
+    def _observe(self, state: State, player_id: Array) -> Array:
         # int8 throughout (poses and plane targets stay below 128): wider vectors on CPU;
         # planes 21 and 22 are zero outside the coloring setup
         robots = jnp.where(state._robots < 0, self._entries, state._robots)

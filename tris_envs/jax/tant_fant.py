@@ -8,11 +8,12 @@ from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from tris_envs.games.tant_fant import BASE_RANK, DIAGONALS, LINES, NEIGHBOURS
 from tris_envs.games.tant_fant import TantFant as CoreTantFant
 from tris_envs.games.tant_fant import TantFantState as CoreState
-from tris_envs.jax.base import TrisEnv, dataclass, seat_rewards
+from tris_envs.jax.base import Array, PRNGKey, TrisEnv, dataclass, seat_rewards
 
 _POINTS = 0b111_111_111
 _POSITIONS = math.comb(9, 3) * math.comb(6, 3) * 2
@@ -48,28 +49,28 @@ class State:
     (bit ``p`` = point ``p`` = ``a1 b1 c1 a2 ... c3``, as in the rules core); the position
     keys since the start (``repetition_draw``)."""
 
-    current_player: Any = jnp.int32(0)
-    observation: Any = jnp.zeros((3, 3, 4), dtype=jnp.int8)
-    rewards: Any = jnp.zeros(2, dtype=jnp.float32)
-    terminated: Any = jnp.bool_(False)
-    truncated: Any = jnp.bool_(False)
-    legal_action_mask: Any = jnp.zeros(81, dtype=jnp.bool_)
-    _step_count: Any = jnp.int32(0)
-    _board: Any = jnp.int32(0)
-    _history: Any = jnp.zeros(1, dtype=jnp.int32)
-    _length: Any = jnp.int32(0)
+    current_player: Array = jnp.int32(0)                        # []
+    observation: Array = jnp.zeros((3, 3, 4), dtype=jnp.int8)   # [3, 3, 4]
+    rewards: Array = jnp.zeros(2, dtype=jnp.float32)            # [2]
+    terminated: Array = jnp.bool_(False)                        # []
+    truncated: Array = jnp.bool_(False)                         # []
+    legal_action_mask: Array = jnp.zeros(81, dtype=jnp.bool_)   # [81]
+    _step_count: Array = jnp.int32(0)                           # []
+    _board: Array = jnp.int32(0)                                # [] int32: 18 bits
+    _history: Array = jnp.zeros(1, dtype=jnp.int32)             # [history size] keys
+    _length: Array = jnp.int32(0)                               # [] keys in _history
 
     @property
     def env_id(self) -> str:
         return "tant_fant"
 
 
-def _points(board: Any, seat: Any) -> Any:
-    """The points of ``seat``'s pieces on ``board``."""
+def _points(board: Array, seat: ArrayLike) -> Array:
+    """The points of ``seat``'s pieces on ``board`` (9 bits; shapes: ``board``'s)."""
     return jnp.right_shift(board, 9 * seat) & _POINTS
 
 
-def _empty(board: Any) -> Any:
+def _empty(board: Array) -> Array:
     """The empty points of ``board``."""
     return ~(board | jnp.right_shift(board, 9)) & _POINTS
 
@@ -94,15 +95,15 @@ class TantFant(TrisEnv):
                               if core.repetition_draw else 1)
         self._start = self.from_core(core.initial_state())
 
-    def _init(self, key: Any) -> State:
+    def _init(self, key: PRNGKey) -> State:
         return self._start
 
-    def _legal(self, board: Any, seat: Any) -> Any:
-        """The legal action mask of ``seat`` on ``board``."""
+    def _legal(self, board: Array, seat: ArrayLike) -> Array:
+        """The legal action mask ``[81]`` of ``seat`` ``[]`` on ``board`` ``[]``."""
         have = _points(board, seat) | _empty(board) << 9
         return (have & _NEEDS) == _NEEDS
 
-    def _play(self, state: State, action: Any, key: Any) -> State:
+    def _play(self, state: State, action: Array, key: PRNGKey | None) -> State:
         player = state.current_player
         # the table lookup computes the action once: arithmetic on it would be recomputed
         # by every fused consumer (the benchmark's action draw is a long chain)
@@ -126,7 +127,7 @@ class TantFant(TrisEnv):
                              terminated=won | stalemate | repeated,
                              rewards=seat_rewards(winner), _history=history, _length=length)
 
-    def _observe(self, state: State, player_id: Any) -> Any:
+    def _observe(self, state: State, player_id: Array) -> Array:
         board = state._board
         seen = (jnp.right_shift(board | board << 18, 9 * player_id) & (1 << 18) - 1
                 | jnp.where(player_id == 0, BASE_RANK[0], BASE_RANK[1]) << 18)

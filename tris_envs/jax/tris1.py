@@ -9,7 +9,7 @@ import jax.numpy as jnp
 from tris_envs.games.tris1 import DRAW, FULL, LINE_MASKS, ONGOING, has_line
 from tris_envs.games.tris1 import Tris1 as CoreTris1
 from tris_envs.games.tris1 import Tris1State as CoreState
-from tris_envs.jax.base import TrisEnv, dataclass, seat_rewards
+from tris_envs.jax.base import Array, PRNGKey, TrisEnv, dataclass, seat_rewards
 
 _LINE_MASKS = jnp.array(LINE_MASKS, dtype=jnp.int32)
 _CELLS = jnp.left_shift(1, jnp.arange(9, dtype=jnp.int32))
@@ -26,14 +26,14 @@ class State:
     """Pgx's fields, and the board as one word: X's cells in bits 0-8 and O's in bits 9-17
     (seat 0 plays X)."""
 
-    current_player: Any = jnp.int32(0)
-    observation: Any = jnp.zeros((3, 3, 2), dtype=jnp.int8)
-    rewards: Any = jnp.zeros(2, dtype=jnp.float32)
-    terminated: Any = jnp.bool_(False)
-    truncated: Any = jnp.bool_(False)
-    legal_action_mask: Any = jnp.ones(9, dtype=jnp.bool_)
-    _step_count: Any = jnp.int32(0)
-    _board: Any = jnp.int32(0)
+    current_player: Array = jnp.int32(0)                        # []
+    observation: Array = jnp.zeros((3, 3, 2), dtype=jnp.int8)   # [3, 3, 2]
+    rewards: Array = jnp.zeros(2, dtype=jnp.float32)            # [2]
+    terminated: Array = jnp.bool_(False)                        # []
+    truncated: Array = jnp.bool_(False)                         # []
+    legal_action_mask: Array = jnp.ones(9, dtype=jnp.bool_)     # [9]
+    _step_count: Array = jnp.int32(0)                           # []
+    _board: Array = jnp.int32(0)                                # [] int32: 18 bits
 
     @property
     def env_id(self) -> str:
@@ -46,10 +46,10 @@ class Tris1(TrisEnv):
     def __init__(self, **options: Any) -> None:
         super().__init__(CoreTris1(**options))
 
-    def _init(self, key: Any) -> State:
+    def _init(self, key: PRNGKey) -> State:
         return State()
 
-    def _play(self, state: State, action: Any, key: Any) -> State:
+    def _play(self, state: State, action: Array, key: PRNGKey | None) -> State:
         player = state.current_player
         # the table lookup computes the action once: arithmetic on it would be recomputed
         # by every fused consumer (the benchmark's action draw is a long chain)
@@ -64,7 +64,7 @@ class Tris1(TrisEnv):
                              terminated=won | (occupied == FULL),
                              rewards=seat_rewards(jnp.where(won, player, -1)))
 
-    def _observe(self, state: State, player_id: Any) -> Any:
+    def _observe(self, state: State, player_id: Array) -> Array:
         seen = jnp.right_shift(state._board | state._board << 18, 9 * player_id)
         return ((seen & _SEEN) != 0).astype(jnp.int8)
 

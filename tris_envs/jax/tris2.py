@@ -38,7 +38,7 @@ from tris_envs.games.tris2.moves import (
     ROLL,
     ROW_STEP,
 )
-from tris_envs.jax.base import TrisEnv, dataclass, random_words, seat_rewards
+from tris_envs.jax.base import Array, PRNGKey, TrisEnv, dataclass, random_words, seat_rewards
 
 _DICE = jnp.arange(NUM_DICE)
 _BIT = jnp.int32(1) << _DICE
@@ -93,50 +93,50 @@ class State:
     board code, plus :data:`_LAST` for the die moved last (``uint8``: the observation's
     table lookup then needs no check for negative indices)."""
 
-    current_player: Any = jnp.int32(0)
-    observation: Any = jnp.zeros((FRAME, FRAME, 11), dtype=jnp.int8)
-    rewards: Any = jnp.zeros(2, dtype=jnp.float32)
-    terminated: Any = jnp.bool_(False)
-    truncated: Any = jnp.bool_(False)
-    legal_action_mask: Any = jnp.zeros(NUM_ACTIONS, dtype=jnp.bool_)
-    _step_count: Any = jnp.int32(0)
-    _rows: Any = _BLOCK_ROWS
-    _cols: Any = _BLOCK_COLS
-    _codes: Any = jnp.zeros(NUM_DICE, dtype=jnp.int8)
-    _last_die: Any = jnp.int8(-1)
-    _last_dir: Any = jnp.int8(0)
-    _board: Any = jnp.zeros(FRAME * FRAME, dtype=jnp.uint8)
+    current_player: Array = jnp.int32(0)                                # []
+    observation: Array = jnp.zeros((FRAME, FRAME, 11), dtype=jnp.int8)  # [9, 9, 11]
+    rewards: Array = jnp.zeros(2, dtype=jnp.float32)                    # [2]
+    terminated: Array = jnp.bool_(False)                                # []
+    truncated: Array = jnp.bool_(False)                                 # []
+    legal_action_mask: Array = jnp.zeros(NUM_ACTIONS, dtype=jnp.bool_)  # [378]
+    _step_count: Array = jnp.int32(0)                                   # []
+    _rows: Array = _BLOCK_ROWS                                          # [9] per die
+    _cols: Array = _BLOCK_COLS                                          # [9]
+    _codes: Array = jnp.zeros(NUM_DICE, dtype=jnp.int8)                 # [9]
+    _last_die: Array = jnp.int8(-1)                                     # []
+    _last_dir: Array = jnp.int8(0)                                      # []
+    _board: Array = jnp.zeros(FRAME * FRAME, dtype=jnp.uint8)           # [81] per cell
 
     @property
     def env_id(self) -> str:
         return "tris2"
 
 
-def _tops(codes: Any) -> Any:
+def _tops(codes: Array) -> Array:
     """Top symbol index (0 X, 1 O, 2 /) of each code; -1 for no die."""
     return jnp.where(codes > 0, (codes - 1) >> 1, -1)
 
 
-def _bits(cells: Any) -> Any:
+def _bits(cells: Array) -> Array:
     """Boolean ``[..., die]`` as 9-bit masks (bit ``j`` for die ``j``)."""
     return jnp.sum(jnp.where(cells, _BIT, 0), -1)
 
 
-def _packed(masks: Any) -> Any:
+def _packed(masks: Array) -> Array:
     """``[die, ...]`` 9-bit masks as ``[word, ...]``: dice ``3w .. 3w+2`` in the three 9-bit
     slots of word ``w``."""
     slots = _SLOTS.reshape((1, 3) + (1,) * (masks.ndim - 1))
     return jnp.sum(masks.reshape((3, 3) + masks.shape[1:]) << slots, 1)
 
 
-def _union(chosen: Any, masks: Any) -> Any:
+def _union(chosen: Array, masks: Array) -> Array:
     """Slot by slot, the union of ``masks[..., a]`` over the dice ``a`` set in ``chosen``
     (both packed)."""
     spread = ((chosen[..., None] >> _DICE) & _SPREAD) * _ALL    # a bit of a slot fills it
     return jnp.bitwise_or.reduce(spread & masks, axis=-1)
 
 
-def _connected_rolls(rows: Any, cols: Any) -> Any:
+def _connected_rolls(rows: Array, cols: Array) -> Array:
     """``[die, direction]``: the roll goes to an empty cell and keeps all dice in contact.
 
     Without die ``i`` the others fall into groups: the closure of the contact masks, three
@@ -160,7 +160,7 @@ def _connected_rolls(rows: Any, cols: Any) -> Any:
     return ~occupied & linked.reshape(NUM_DICE, 4)
 
 
-def _lines_made(rows: Any, cols: Any, codes: Any) -> Any:
+def _lines_made(rows: Array, cols: Array, codes: Array) -> Array:
     """``[die, direction]``: the roll makes a line, legal or not (the rolled die's new cell
     and top symbol, the other dice of that symbol as bits of the 5x5 window around the new
     cell, and a line when both other cells of one of :data:`_LINES` are set, as
@@ -196,7 +196,7 @@ class Tris2(TrisEnv):
             self._opening_rolls = self._openings()
 
     # ----- rules ---------------------------------------------------------------------
-    def _rolls(self, rows: Any, cols: Any) -> Any:
+    def _rolls(self, rows: Array, cols: Array) -> Array:
         """``[die, direction]``: legal rolls before the undo rule (contact, ``max_side``)."""
         legal = _connected_rolls(rows, cols)
         limit = self._core.side_limit
@@ -207,13 +207,13 @@ class Tris2(TrisEnv):
             legal &= ~((right - left + 1 >= limit) & ((target_c < left) | (target_c > right)))
         return legal
 
-    def _legal_rolls(self, rows: Any, cols: Any, last_die: Any, last_dir: Any) -> Any:
+    def _legal_rolls(self, rows: Array, cols: Array, last_die: Array, last_dir: Array) -> Array:
         """``[die, direction]``: the legal rolls (:meth:`_rolls` and the undo rule)."""
         undo = (_DICE == last_die)[:, None] & (jnp.arange(4) == (last_dir ^ 2))
         return self._rolls(rows, cols) & ~undo
 
-    def _cells(self, rows: Any, cols: Any, codes: Any, last_die: Any, last_dir: Any
-               ) -> tuple[Any, Any]:
+    def _cells(self, rows: Array, cols: Array, codes: Array, last_die: Array, last_dir: Array
+               ) -> tuple[Array, Array]:
         """Per frame cell, its board code (plus :data:`_LAST` for the die moved last), and
         the action mask of the legal rolls (the frame anchored at row 0, column 0)."""
         legal = self._legal_rolls(rows, cols, last_die, last_dir)
@@ -228,7 +228,7 @@ class Tris2(TrisEnv):
         return board, mask.reshape(-1)[:NUM_ACTIONS]
 
     @staticmethod
-    def _placement_mask(codes: Any) -> Any:
+    def _placement_mask(codes: Array) -> Array:
         """The action mask of the legal placements: an empty block cell, a top symbol that
         makes no line."""
         tops = _tops(codes)
@@ -238,8 +238,8 @@ class Tris2(TrisEnv):
         return jnp.concatenate([jnp.zeros(PLACEMENT_BASE, dtype=jnp.bool_), legal])
 
     @staticmethod
-    def _roll(rows: Any, cols: Any, codes: Any, die: Any, d: Any
-              ) -> tuple[Any, Any, Any, Any, Any, Any]:
+    def _roll(rows: Array, cols: Array, codes: Array, die: Array, d: Array
+              ) -> tuple[Array, Array, Array, Array, Array, Array]:
         """The dice after die ``die`` (one-hot) rolls in direction ``d``, re-anchored at row
         0, column 0; the die's index and the direction (``int8``), and whether the roll
         makes a line."""
@@ -269,7 +269,7 @@ class Tris2(TrisEnv):
         return rows, cols, codes, index.astype(jnp.int8), d.astype(jnp.int8), won
 
     @staticmethod
-    def _children(rows: Any, cols: Any, codes: Any) -> tuple[Any, ...]:
+    def _children(rows: Array, cols: Array, codes: Array) -> tuple[Array, ...]:
         """:meth:`_roll` of each die in each direction (legal or not): its results with a
         leading axis of 36, die-major (the order of the dice's actions)."""
         dice, directions = jnp.repeat(_DICE, 4), jnp.tile(jnp.arange(4), NUM_DICE)
@@ -281,7 +281,7 @@ class Tris2(TrisEnv):
         answer to each, as rows ``[first die, direction, second die, direction]`` (the
         start's geometry is fixed)."""
 
-        def answers(die: Any, d: Any) -> Any:
+        def answers(die: Array, d: Array) -> Array:
             one = _DICE == die
             rows, cols, *_ = self._roll(_BLOCK_ROWS, _BLOCK_COLS, jnp.ones(NUM_DICE, jnp.int8),
                                         one, d)
@@ -294,14 +294,14 @@ class Tris2(TrisEnv):
                  for j, e in zip(*np.nonzero(reply))]
         return dice * 4 + directions, np.array(pairs, dtype=np.int32).reshape(-1, 4)
 
-    def _fair(self, codes: Any) -> Any:
+    def _fair(self, codes: Array) -> Array:
         """Whether the random block ``codes`` gives the first player a roll after which the
         second cannot win at once (``fair=True`` redraws the others)."""
         first, pairs = self._opening_rolls
         if not first.size:                                  # max_side=3: no roll at all
             return jnp.bool_(True)
 
-        def opening(i: Any, d: Any, j: Any, e: Any) -> tuple[Any, Any]:
+        def opening(i: Array, d: Array, j: Array, e: Array) -> tuple[Array, Array]:
             rows, cols, after, *_, won = self._roll(_BLOCK_ROWS, _BLOCK_COLS, codes, _DICE == i, d)
             return won, self._roll(rows, cols, after, _DICE == j, e)[-1]
 
@@ -309,7 +309,7 @@ class Tris2(TrisEnv):
         of_roll = jnp.asarray(pairs[:, 0] * 4 + pairs[:, 1] == first[:, None])  # [first, pair]
         return ~(of_roll & answered & ~won).any(-1).all()
 
-    def _draw_setup(self, key: Any) -> Any:
+    def _draw_setup(self, key: PRNGKey) -> Array:
         """Board codes of a random block by the seeds' rule (no line, no first-move win)."""
         # two random words (randint draws twice as much); the modulo's bias is < 3e-7
         pattern, hidden = random_words(key)
@@ -317,11 +317,11 @@ class Tris2(TrisEnv):
         hidden = hidden.astype(jnp.int32)
         return (1 + 2 * tops + ((hidden >> _DICE) & 1)).astype(jnp.int8)
 
-    def _init(self, key: Any) -> State:
+    def _init(self, key: PRNGKey) -> State:
         if self._placement:
             return State(legal_action_mask=self._placement_mask(jnp.zeros(NUM_DICE, jnp.int8)))
         if self._core.fair:
-            def redraw(carry: tuple[Any, Any]) -> tuple[Any, Any]:
+            def redraw(carry: tuple[PRNGKey, Array | None]) -> tuple[PRNGKey, Array]:
                 key, draw = jax.random.split(carry[0])
                 return key, self._draw_setup(draw)
 
@@ -334,7 +334,7 @@ class Tris2(TrisEnv):
         return State(_codes=codes, _board=board.reshape(-1),
                      legal_action_mask=self._block_mask | stuck, terminated=stuck)
 
-    def _play(self, state: State, action: Any, key: Any) -> State:
+    def _play(self, state: State, action: Array, key: PRNGKey | None) -> State:
         player, action = state.current_player, jnp.asarray(action, dtype=jnp.int32)
         rows, cols, codes, last_die, last_dir, won = self._rolled(state, action)
         if self._placement:
@@ -358,13 +358,13 @@ class Tris2(TrisEnv):
                              terminated=won | ~mask.any(),
                              rewards=seat_rewards(jnp.where(won, player, -1)))
 
-    def winning_moves(self, state: State) -> Any:
+    def winning_moves(self, state: State) -> Array:
         """``bool[NUM_ACTIONS]``: the legal actions after which the player to move wins at
         once (none in a finished game or during the placement phase: a placement never
         makes a line)."""
         return self._as_actions(state, _lines_made(state._rows, state._cols, state._codes))
 
-    def handovers(self, state: State) -> Any:
+    def handovers(self, state: State) -> Array:
         """``bool[NUM_ACTIONS]``: the legal rolls after which the game goes on and the
         opponent can win at once (:meth:`winning_moves` of the position each leaves; the
         rules core's :meth:`~tris_envs.games.tris2.Tris2.tactical_moves`). A placement is
@@ -372,7 +372,7 @@ class Tris2(TrisEnv):
         one is not looked at); none in a finished game."""
         return self.tactic_flags(state)[1]
 
-    def trap_moves(self, state: State) -> Any:
+    def trap_moves(self, state: State) -> Array:
         """``bool[NUM_ACTIONS]``: the legal rolls after which the game goes on and every
         legal move of the opponent (at least one) hands a win in one back (its
         :meth:`handovers` are its legal moves), a zugzwang (the rules core's
@@ -380,7 +380,7 @@ class Tris2(TrisEnv):
         finished game."""
         return self.tactic_flags(state, traps=True)[2]
 
-    def tactic_flags(self, state: State, traps: bool = False) -> Any:
+    def tactic_flags(self, state: State, traps: bool = False) -> Array:
         """:meth:`winning_moves`, :meth:`handovers` and, with ``traps`` (static),
         :meth:`trap_moves` as the rows of one ``bool[2 or 3, NUM_ACTIONS]`` (the rules
         core's :meth:`~tris_envs.games.tris2.Tris2.tactic_flags`).
@@ -395,21 +395,21 @@ class Tris2(TrisEnv):
             groups.append(self._traps(children, replies))
         return jax.vmap(lambda flags: self._as_actions(state, flags))(jnp.stack(groups))
 
-    def trap_handovers(self, state: State) -> Any:
+    def trap_handovers(self, state: State) -> Array:
         """``bool[NUM_ACTIONS]``: the legal rolls after which the game goes on and the
         opponent has a trap (:meth:`trap_moves` of the position each leaves), a zugzwang
         handed over; :meth:`hands_over_traps` of every roll. A placement is none; none in a
         finished game."""
         return self._as_actions(state, self.hands_over_traps(state, self._roll_actions(state)))
 
-    def hands_over_traps(self, state: State, actions: Any) -> Any:
+    def hands_over_traps(self, state: State, actions: Array) -> Array:
         """``bool[k]`` for ``int[k]`` ``actions``: whether each is a legal roll after which
         the game goes on and the opponent has a trap (false for any other action).
 
         Each roll's 1,296 grandchildren are played out as :meth:`tactic_flags` plays a
         position's (46,656 positions per roll), one roll after another (``lax.map``) to
         bound the memory."""
-        def allows(action: Any) -> Any:
+        def allows(action: Array) -> Array:
             rows, cols, codes, die, d, won = self._rolled(state, action)
             grandchildren = self._children(rows, cols, codes)
             traps = self._traps(grandchildren, self._replies(grandchildren)[0])
@@ -421,18 +421,18 @@ class Tris2(TrisEnv):
         live = ~(state.terminated | state.truncated) & (actions < PLACEMENT_BASE)
         return legal & live & jax.lax.map(allows, actions)
 
-    def _traps(self, children: tuple[Any, ...], replies: Any) -> Any:
+    def _traps(self, children: tuple[Array, ...], replies: Array) -> Array:
         """For the positions :meth:`_children` leaves and their movers' legal replies
         (:meth:`_replies`): whether the roll made no line and every legal reply (at least
         one) hands a win in one back."""
-        def trapped(rows: Any, cols: Any, codes: Any, replies: Any) -> Any:
+        def trapped(rows: Array, cols: Array, codes: Array, replies: Array) -> Array:
             handed = self._replies(self._children(rows, cols, codes))[1]
             replies = replies.reshape(-1)
             return replies.any() & (handed | ~replies).all()
 
         return ~children[-1] & jax.vmap(trapped)(*children[:3], replies)
 
-    def _replies(self, children: tuple[Any, ...]) -> tuple[Any, Any]:
+    def _replies(self, children: tuple[Array, ...]) -> tuple[Array, Array]:
         """For the positions :meth:`_children` leaves: each one's legal replies ``[36, die,
         direction]``, and whether the game goes on there with a win in one for its mover."""
         rows, cols, codes, die, d, won = children
@@ -440,24 +440,25 @@ class Tris2(TrisEnv):
         return legal, ~won & (jax.vmap(_lines_made)(rows, cols, codes) & legal).any((1, 2))
 
     @staticmethod
-    def _roll_actions(state: State) -> Any:
+    def _roll_actions(state: State) -> Array:
         """``int32[36]``: the action of each die's roll in each direction, die-major."""
         return ((state._rows.astype(jnp.int32) * FRAME + state._cols)[:, None] * 4
                 + jnp.arange(4)).reshape(-1)
 
-    def _rolled(self, state: State, action: Any) -> tuple[Any, Any, Any, Any, Any, Any]:
+    def _rolled(self, state: State,
+                action: Array) -> tuple[Array, Array, Array, Array, Array, Array]:
         """:meth:`_roll` of the roll ``action`` (the die on its cell, its direction)."""
         die = state._rows * FRAME + state._cols == action >> 2
         return self._roll(state._rows, state._cols, state._codes, die, action & 3)
 
-    def _as_actions(self, state: State, flags: Any) -> Any:
+    def _as_actions(self, state: State, flags: Array) -> Array:
         """``bool[NUM_ACTIONS]`` of per-die-and-direction ``flags`` (``[die, direction]`` or
         die-major ``[36]``), kept where legal in an unfinished game."""
         flags = jnp.zeros(NUM_ACTIONS, jnp.bool_).at[self._roll_actions(state)].set(
             flags.reshape(-1), mode="drop")
         return flags & state.legal_action_mask & ~(state.terminated | state.truncated)
 
-    def blunders(self, state: State) -> Any:
+    def blunders(self, state: State) -> Array:
         """``bool[NUM_ACTIONS]``: the legal moves after which the opponent can win at once
         (:meth:`handovers`; the rules core's :func:`~tris_envs.core.game.allows_win`). A
         move that ends the game (a win, or the ``max_moves``-th ply) is none; so is a
@@ -465,7 +466,7 @@ class Tris2(TrisEnv):
         return self.handovers(state) & (state._step_count + 1 < self._max_moves)
 
     # ----- views and bridges -----------------------------------------------------------
-    def _observe(self, state: State, player_id: Any) -> Any:
+    def _observe(self, state: State, player_id: Array) -> Array:
         return _CELL_PLANES[state._board].reshape(FRAME, FRAME, -1)
 
     def from_core(self, state: CoreState) -> State:

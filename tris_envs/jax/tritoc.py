@@ -40,7 +40,7 @@ from tris_envs.games.tritoc import (
 )
 from tris_envs.games.tritoc import Tritoc as CoreTritoc
 from tris_envs.games.tritoc import TritocState as CoreState
-from tris_envs.jax.base import TrisEnv, dataclass, seat_rewards
+from tris_envs.jax.base import Array, PRNGKey, TrisEnv, dataclass, seat_rewards
 
 _WORD = 27
 _FULL = (1 << _WORD) - 1
@@ -83,13 +83,13 @@ def _number_masks(layout: Layout) -> np.ndarray:
     return np.stack([_words(layout.masks[n]) for n in _NUMBERS])
 
 
-def _expand(words: Any) -> Any:
+def _expand(words: Array) -> Array:
     """``[..., 3]`` words as ``[..., 81]`` booleans, row-major holes."""
     bits = (words[..., None] >> _BITS) & 1
     return bits.reshape(words.shape[:-1] + (81,)).astype(jnp.bool_)
 
 
-def _field_holes(fields: Any) -> Any:
+def _field_holes(fields: Array) -> Array:
     """The holes (three words) of the fields in a 9-bit mask."""
     chosen = ((fields >> jnp.arange(9)) & 1).reshape(3, 3) == 1
     return jnp.where(chosen, _BLOCKS, jnp.uint32(0)).sum(-1, dtype=jnp.uint32)
@@ -103,19 +103,19 @@ class State:
     the layout as the number of each hole and as the holes of each number 3-11 (three words
     each)."""
 
-    current_player: Any = jnp.int32(0)
-    observation: Any = jnp.zeros((9, 9, 24), dtype=jnp.int8)
-    rewards: Any = jnp.zeros(2, dtype=jnp.float32)
-    terminated: Any = jnp.bool_(False)
-    truncated: Any = jnp.bool_(False)
-    legal_action_mask: Any = jnp.zeros(82, dtype=jnp.bool_)
-    _step_count: Any = jnp.int32(0)
-    _stones: Any = jnp.zeros((2, 3), dtype=jnp.uint32)
-    _fields: Any = jnp.zeros(2, dtype=jnp.int32)
-    _roll: Any = jnp.int8(NO_ROLL)
-    _passes: Any = jnp.int8(0)
-    _numbers: Any = jnp.asarray(ORDERED.numbers, dtype=jnp.int8)
-    _layout: Any = jnp.asarray(_number_masks(ORDERED))
+    current_player: Array = jnp.int32(0)                            # []
+    observation: Array = jnp.zeros((9, 9, 24), dtype=jnp.int8)      # [9, 9, 24]
+    rewards: Array = jnp.zeros(2, dtype=jnp.float32)                # [2]
+    terminated: Array = jnp.bool_(False)                            # []
+    truncated: Array = jnp.bool_(False)                             # []
+    legal_action_mask: Array = jnp.zeros(82, dtype=jnp.bool_)       # [82]
+    _step_count: Array = jnp.int32(0)                               # []
+    _stones: Array = jnp.zeros((2, 3), dtype=jnp.uint32)            # [seat, word]
+    _fields: Array = jnp.zeros(2, dtype=jnp.int32)                  # [seat] 9-bit masks
+    _roll: Array = jnp.int8(NO_ROLL)                                # []
+    _passes: Array = jnp.int8(0)                                    # []
+    _numbers: Array = jnp.asarray(ORDERED.numbers, dtype=jnp.int8)  # [81] per hole
+    _layout: Array = jnp.asarray(_number_masks(ORDERED))            # [number - 3, word]
 
     @property
     def env_id(self) -> str:
@@ -136,15 +136,15 @@ class Tritoc(TrisEnv):
         self._denominator = float(denominator)
         self._tries = core.max_rerolls + 1
         self._points = core.reward == "points"
-        self._layout: tuple[Any, Any, Any] | None = None
+        self._layout: tuple[Array, Array, Array] | None = None
         if core.layout != "random":
             layout = core.initial_state().layout
             numbers = np.array(layout.numbers, np.int8)
             self._layout = (jnp.asarray(numbers), jnp.asarray(_number_masks(layout)),
                             jnp.asarray(numbers[:, None] == np.asarray(_NUMBER_PLANES)))
 
-    def _turn(self, own: Any, other: Any, fields: Any, layout: Any,
-              key: Any) -> tuple[Any, Any]:
+    def _turn(self, own: Array, other: Array, fields: Array, layout: Array,
+              key: PRNGKey) -> tuple[Array, Array]:
         """The roll of the player to move and the legal action mask it gives, from the
         stones of that player (``own``) and the opponent and the conquered ``fields``."""
         empty = ~(own | other)
@@ -157,7 +157,7 @@ class Tritoc(TrisEnv):
             0, dtype=jnp.uint32)
         return roll, ((chosen[:, None] >> _BITS) & 1).reshape(4 * _WORD)[:82].astype(jnp.bool_)
 
-    def _roll(self, playable: Any, key: Any) -> Any:
+    def _roll(self, playable: Array, key: PRNGKey) -> Array:
         """A roll drawn from the law of ``chance_outcomes`` for the ``playable`` sums
         (2-12), from one uniform number: below ``q ** tries`` (``q`` the chance that one
         roll is not playable) must pass, above it a playable sum with probability
@@ -173,7 +173,7 @@ class Tritoc(TrisEnv):
         # falls on and those below
         return (MUST_PASS + ((weights @ _BELOW) <= nth).sum()).astype(jnp.int8)
 
-    def _init(self, key: Any) -> State:
+    def _init(self, key: PRNGKey) -> State:
         if self._layout is None:
             key, draw = jax.random.split(key)
             order = jnp.argsort(jax.random.uniform(draw, (9, 9)), -1).astype(jnp.int8)
@@ -192,12 +192,12 @@ class Tritoc(TrisEnv):
         return State(_numbers=numbers, _layout=layout, _roll=roll, legal_action_mask=mask,
                      observation=observation)
 
-    def init(self, key: Any) -> State:
+    def init(self, key: PRNGKey) -> State:
         """Pgx's ``init``, the observation included: on the empty board only the hole
         numbers and the roll set planes, so :meth:`_init` builds it from those alone."""
         return self._init(key)
 
-    def _play(self, state: State, action: Any, key: Any) -> State:
+    def _play(self, state: State, action: Array, key: PRNGKey | None) -> State:
         if key is None:
             raise ValueError("tritoc: step needs a key: the next player's dice are rolled "
                              "inside step; call env.step(state, action, key)")
@@ -235,7 +235,7 @@ class Tritoc(TrisEnv):
             _roll=jnp.where(terminated, jnp.int8(NO_ROLL), next_roll), _passes=passes,
             legal_action_mask=mask, terminated=terminated, rewards=rewards)
 
-    def _observe(self, state: State, player_id: Any) -> Any:
+    def _observe(self, state: State, player_id: Array) -> Array:
         first = player_id == 0
         stones, fields = state._stones, state._fields
         holes = _expand(jnp.stack([
