@@ -1,5 +1,13 @@
 """Monte Carlo tree search (UCT) with chance nodes and proven values (MCTS-Solver).
 
+Four roles, as OpenSpiel's ``algorithms/mcts.py`` has them: an **evaluator** values a new
+node (:class:`RandomRollout`, the default; a learned :class:`Evaluator` gives values and
+priors, the ``az`` agents' network), a **node** is one position of the tree
+(:class:`MCTSNode`), the **search** grows one tree from a root (:class:`Search`, with its
+options: the provers of new nodes, :class:`WinsAtOnce` and :class:`RulesProof`, the
+discount, the batch of leaves per evaluator call, root noise) and the **bot** plays the
+move its search chooses (:class:`MCTSAgent`, the ``mcts`` agents).
+
 Each simulation descends the tree from the root:
 
 * a player node with untried actions expands one of them, drawn at random; once all are
@@ -66,7 +74,7 @@ result the shorter is worth more: a won position near its win is worth more than
 from it, and a lost one further from its loss. Chance outcomes count no move. Proofs and
 the choice between proven moves are unchanged. A network trained with the learner's
 ``discount`` learns values discounted the same way; the ``az`` agents play it with its
-discount (:attr:`~tris_envs.agents.az_network.NetConfig.discount`).
+discount (:attr:`~tris_envs.agents.search_settings.SearchSettings.discount`).
 
 **Batched leaves** (``batch_size=B`` with an evaluator, the ``az`` agents' default): one
 search gathers up to ``B`` new leaves per evaluator call, as AlphaZero implementations do.
@@ -85,7 +93,7 @@ from __future__ import annotations
 import math
 import time
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import accumulate
 from typing import Any, Protocol
 
@@ -197,113 +205,93 @@ class MCTSNode:
                 f"value={self.value:+.3f}, proven={self.proven})")
 
 
-class MCTSAgent:
-    """UCT with random rollouts, chance nodes and proven wins / losses.
+class RandomRollout:
+    """The rollout evaluator: a new node's returns are those of one random playout from it
+    (:meth:`Game.random_playout <tris_envs.core.game.Game.random_playout>`, at most
+    ``game.info.max_moves`` player plies, then a draw), drawn with the search's uniforms; no
+    priors, so the search expands a node's actions in random order and selects by UCT."""
+
+    def returns(self, game: Game, state: Any, uniform: Callable[[], float]) -> tuple[float, float]:
+        """The returns of one random playout from ``state``."""
+        return game.random_playout(state, uniform, game.info.max_moves)
+
+
+class Prover(Protocol):
+    """A check that proves some new nodes at creation, without evaluating them."""
+
+    def prove(self, game: Game, state: Any, memo: dict[Any, Any]) -> tuple[int, int] | None:
+        """``(winner, plies)`` when the player ``winner`` wins ``state`` by force in
+        ``plies`` plies, else ``None``; ``memo``: the search's cache."""
+        ...
+
+
+class WinsAtOnce:
+    """The decisive-moves check (see "Decisive moves" above): the player to move can win
+    at once."""
+
+    def prove(self, game: Game, state: Any, memo: dict[Any, Any]) -> tuple[int, int] | None:
+        return (game.current_player(state), 1) if can_win_at_once(game, state) else None
+
+
+class RulesProof:
+    """The rules core's proofs (see "Rules-core proofs" above,
+    :meth:`Game.proven_winner <tris_envs.core.game.Game.proven_winner>`)."""
+
+    def prove(self, game: Game, state: Any, memo: dict[Any, Any]) -> tuple[int, int] | None:
+        return game.proven_winner(state, memo)
+
+
+class Search:
+    """The search role: grows one tree per :meth:`run` from a root, with its options.
 
     Args:
-        simulations: Simulations per move (``None``: no limit; then ``time_budget`` is
-            required). The search stops earlier when the root is proven.
-        time_budget: Seconds per move (``None``: no limit; at least one simulation runs).
-            With both limits, the first reached stops the search. A time budget makes play
-            depend on machine speed.
-        exploration: The UCT constant ``c`` (returns lie in [-1, 1]); with an evaluator,
-            the PUCT constant.
-        rng: Generator for expansion order, rollouts and chance outcomes; with a fixed
-            seed and a simulation limit the agent plays reproducibly.
-        decisive: Prove new nodes whose player to move can win at once (see above).
-        evaluator: Values and priors for new player nodes instead of random rollouts.
+        exploration: The UCT constant ``c`` (returns lie in [-1, 1]); with a learned
+            evaluator, the PUCT constant.
+        evaluator: Values and priors of new player nodes (a network); ``None``: random
+            rollouts (:class:`RandomRollout`).
+        provers: Checks that prove new player nodes at creation, tried in order
+            (:class:`WinsAtOnce`, :class:`RulesProof`).
         root_noise: ``(alpha, fraction)``: mix Dirichlet(``alpha``) noise into the root's
-            priors with weight ``fraction`` (AlphaZero's exploration; evaluator only).
-        max_nodes: The search stops once its tree holds this many nodes (see "Memory
-            bound" above).
+            priors with weight ``fraction`` (AlphaZero's exploration; evaluator only),
+            drawn from ``rng``.
+        max_nodes: The search stops once its tree holds this many nodes.
         batch_size: New leaves evaluated per evaluator call, gathered with virtual losses
             (see "Batched leaves" above); more than 1 needs an evaluator.
-        discount: Worth of a return one move later (see "Discount" above); 1, the
-            default, backs up every return as it is.
-        proofs: Prove new nodes that the rules core proves won by force
-            (:meth:`~tris_envs.core.game.Game.proven_winner`: Tris 2's last placements);
-            off by default, so ``mcts`` keeps its published results.
+        discount: Worth of a return one move later (see "Discount" above).
+        rng: Generator of the root noise.
 
     Attributes:
-        name: ``"mcts:<simulations>"``, or ``"mcts:<seconds>s"`` with a time budget (and
-            ``":decisive"`` with the check): the spec
-            :func:`~tris_envs.agents.make_agent` builds this agent from.
+        memo: The cache of the latest search's proofs.
         last_simulations: Simulations run by the latest search.
         last_nodes: Nodes in the tree of the latest search.
-        memo: The cache of the latest search's proofs (``proofs``).
-
-    Raises:
-        ValueError: a limit that is not positive, or neither limit given; a
-            ``batch_size`` that is not a positive integer, or above 1 without an
-            evaluator.
     """
 
-    def __init__(self, simulations: int | None = 1000, time_budget: float | None = None,
-                 exploration: float = 1.4, rng: np.random.Generator | None = None,
-                 decisive: bool = False, evaluator: Evaluator | None = None,
-                 root_noise: tuple[float, float] | None = None,
-                 max_nodes: int = MAX_NODES, batch_size: int = 1,
-                 discount: float = 1.0, proofs: bool = False) -> None:
-        if simulations is None and time_budget is None:
-            raise ValueError("MCTSAgent needs a limit: simulations, time_budget or both")
-        if simulations is not None and (isinstance(simulations, bool)
-                                        or not isinstance(simulations, (int, np.integer))
-                                        or simulations < 1):
-            raise ValueError(f"simulations={brief(simulations)} must be a positive integer")
-        if (isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer))
-                or max_nodes < 1):
-            raise ValueError(f"max_nodes={brief(max_nodes)} must be a positive integer")
-        if (isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer))
-                or batch_size < 1):
-            raise ValueError(f"batch_size={brief(batch_size)} must be a positive integer (new "
-                             "leaves per evaluator call)")
-        if batch_size > 1 and evaluator is None:
-            raise ValueError(f"batch_size={batch_size} needs an evaluator: random rollouts "
-                             "are not batched")
-        if time_budget is not None and not (isinstance(time_budget, (int, float))
-                                            and time_budget > 0):
-            raise ValueError(f"time_budget={brief(time_budget)} must be a positive number of "
-                             "seconds")
-        if not (isinstance(exploration, (int, float)) and exploration >= 0):
-            raise ValueError(f"exploration={brief(exploration)} must be a number >= 0")
-        if (isinstance(discount, bool) or not isinstance(discount, (int, float))
-                or not 0 < discount <= 1):
-            raise ValueError(f"discount={brief(discount)} must be a number in (0, 1]")
-        self.simulations = None if simulations is None else int(simulations)
-        self.time_budget = None if time_budget is None else float(time_budget)
+    def __init__(self, exploration: float, evaluator: Evaluator | None = None,
+                 provers: Sequence[Prover] = (), root_noise: tuple[float, float] | None = None,
+                 max_nodes: int = MAX_NODES, batch_size: int = 1, discount: float = 1.0,
+                 rng: np.random.Generator | None = None) -> None:
         self.exploration = float(exploration)
-        self.rng = rng if rng is not None else np.random.default_rng()
-        self.name = (f"mcts:{self.simulations}" if time_budget is None
-                     else f"mcts:{self.time_budget:g}s") + (":decisive" if decisive else "")
-        self.decisive = bool(decisive)
         self.evaluator = evaluator
+        self.rollout = RandomRollout()
+        self.provers = tuple(provers)
         self.root_noise = root_noise
         self.max_nodes = int(max_nodes)
         self.batch_size = int(batch_size)
         self.discount = float(discount)
-        self.proofs = bool(proofs)
+        self.rng = rng if rng is not None else np.random.default_rng()
         self.memo: dict[Any, Any] = {}
         self.last_simulations = 0
         self.last_nodes = 0
         self._nodes = 0
         self._game: Game
-        self._rollout_plies = 0
-        self._uniform = Uniforms(self.rng).draw
+        self._uniform: Callable[[], float]
 
-    # ----- public --------------------------------------------------------------------
-    def act(self, game: Game, state: Any) -> int:
-        """The move chosen by a search from ``state`` (a single legal move is played at once).
-
-        Raises:
-            ValueError: ``state`` is terminal or a chance node.
-        """
-        legal = game.legal_actions(state)
-        if len(legal) == 1:
-            return int(legal[0])
-        return self.best_action(self.search(game, state))
-
-    def search(self, game: Game, state: Any) -> MCTSNode:
-        """Run the search from ``state`` and return the root of its tree.
+    def run(self, game: Game, state: Any, uniform: Callable[[], float],
+            simulations: int | None, time_budget: float | None = None) -> MCTSNode:
+        """Search from ``state`` until ``simulations`` simulations, ``time_budget`` seconds
+        (the first reached; at least one simulation), a full tree or a proven root; the
+        root of the tree. ``uniform``: the draws of the expansions, rollouts and chance
+        outcomes.
 
         Raises:
             ValueError: ``state`` is terminal or a chance node.
@@ -313,9 +301,9 @@ class MCTSAgent:
             what = "is over" if player == TERMINAL else "is at a chance node"
             raise ValueError(f"MCTS: no player to move, the game {what}: "
                              f"{game.to_notation(state)!r}")
-        root = self.new_root(game, state)
-        limit = self.simulations
-        deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
+        root = self.new_root(game, state, uniform)
+        limit = simulations
+        deadline = None if time_budget is None else time.perf_counter() + time_budget
         count = 0
         while root.proven is None:
             if limit is not None and count >= limit:
@@ -338,11 +326,11 @@ class MCTSAgent:
         self.last_nodes = self._nodes
         return root
 
-    def new_root(self, game: Game, state: Any) -> MCTSNode:
+    def new_root(self, game: Game, state: Any, uniform: Callable[[], float]) -> MCTSNode:
         """The root of a search from ``state``; with an evaluator, its priors set (noise
         mixed in as ``root_noise`` says)."""
         self._game = game
-        self._rollout_plies = game.info.max_moves
+        self._uniform = uniform
         self.memo = {}
         self._nodes = 1
         root = MCTSNode(game, state, None, game.current_player(state))
@@ -364,32 +352,7 @@ class MCTSAgent:
         node.untried.sort(key=node.priors.__getitem__)   # the likeliest last, popped first
         return returns
 
-    @staticmethod
-    def visit_counts(root: MCTSNode) -> dict[int, int]:
-        """Visits of each expanded root action (the search's policy)."""
-        return {child.action: child.visits for child in root.children}
-
-    @staticmethod
-    def best_action(root: MCTSNode) -> int:
-        """The move to play from a searched root.
-
-        Proven root: the shortest proven win, else (a proven draw) the most visited
-        drawing move, else (a proven loss) the longest proven loss. Otherwise the most
-        visited move not proven lost (ties: the higher mean), as long as there is one.
-        """
-        children = root.children
-        if root.proven == 1:
-            return min((c for c in children if c.proven == 1), key=lambda c: c.depth).action
-        if root.proven == -1:
-            return max(children, key=lambda c: c.depth).action
-        if root.proven == 0:
-            children = [c for c in children if c.proven == 0]
-        else:
-            alive = [c for c in children if c.proven != -1]
-            children = alive or children
-        return max(children, key=lambda c: (c.visits, c.value)).action
-
-    # ----- search --------------------------------------------------------------------
+    # ----- one simulation -------------------------------------------------------------
     def select_leaf(self, root: MCTSNode) -> tuple[list[MCTSNode], tuple[float, float] | None]:
         """Descend from ``root`` to a new node; the path and the returns to back up.
 
@@ -517,19 +480,18 @@ class MCTSAgent:
         return done + len(waiting)
 
     def _new_node(self, state: Any, action: int, owner: int) -> MCTSNode:
-        """The child reached by ``action``; with ``decisive``, proven when the player to
-        move there can win at once."""
+        """The child reached by ``action``, proven by the first of the provers that proves
+        it."""
         game = self._game
         self._nodes += 1
         child = MCTSNode(game, game.apply(state, action), action, owner)
-        if self.decisive and child.player >= 0 and can_win_at_once(game, child.state):
-            child.proven = 1 if child.player == owner else -1
-            child.depth = 1
-        elif self.proofs and child.player >= 0:
-            proof = game.proven_winner(child.state, self.memo)
-            if proof is not None:
-                child.proven = 1 if proof[0] == owner else -1
-                child.depth = proof[1]
+        if child.player >= 0:
+            for prover in self.provers:
+                proof = prover.prove(game, child.state, self.memo)
+                if proof is not None:
+                    child.proven = 1 if proof[0] == owner else -1
+                    child.depth = proof[1]
+                    break
         return child
 
     def _leaf_returns(self, node: MCTSNode) -> tuple[float, float] | None:
@@ -607,4 +569,179 @@ class MCTSAgent:
 
     def _evaluate(self, node: MCTSNode) -> tuple[float, float]:
         """Returns of a random rollout from a new node (its own returns when terminal)."""
-        return self._game.random_playout(node.state, self._uniform, self._rollout_plies)
+        return self.rollout.returns(self._game, node.state, self._uniform)
+
+
+class MCTSAgent:
+    """The bot role: UCT with random rollouts, chance nodes and proven wins / losses (or
+    a learned evaluator), playing the move its :class:`Search` chooses.
+
+    Args:
+        simulations: Simulations per move (``None``: no limit; then ``time_budget`` is
+            required). The search stops earlier when the root is proven.
+        time_budget: Seconds per move (``None``: no limit; at least one simulation runs).
+            With both limits, the first reached stops the search. A time budget makes play
+            depend on machine speed.
+        exploration: The UCT constant ``c`` (returns lie in [-1, 1]); with an evaluator,
+            the PUCT constant.
+        rng: Generator for expansion order, rollouts and chance outcomes; with a fixed
+            seed and a simulation limit the agent plays reproducibly.
+        decisive: Prove new nodes whose player to move can win at once (see above).
+        evaluator: Values and priors for new player nodes instead of random rollouts.
+        root_noise: ``(alpha, fraction)``: mix Dirichlet(``alpha``) noise into the root's
+            priors with weight ``fraction`` (AlphaZero's exploration; evaluator only).
+        max_nodes: The search stops once its tree holds this many nodes (see "Memory
+            bound" above).
+        batch_size: New leaves evaluated per evaluator call, gathered with virtual losses
+            (see "Batched leaves" above); more than 1 needs an evaluator.
+        discount: Worth of a return one move later (see "Discount" above); 1, the
+            default, backs up every return as it is.
+        proofs: Prove new nodes that the rules core proves won by force
+            (:meth:`~tris_envs.core.game.Game.proven_winner`: Tris 2's last placements);
+            off by default, so ``mcts`` keeps its published results.
+
+    Attributes:
+        name: ``"mcts:<simulations>"``, or ``"mcts:<seconds>s"`` with a time budget (and
+            ``":decisive"`` with the check): the spec
+            :func:`~tris_envs.agents.make_agent` builds this agent from.
+        last_simulations: Simulations run by the latest search.
+        last_nodes: Nodes in the tree of the latest search.
+        memo: The cache of the latest search's proofs (``proofs``).
+
+    Raises:
+        ValueError: a limit that is not positive, or neither limit given; a
+            ``batch_size`` that is not a positive integer, or above 1 without an
+            evaluator.
+    """
+
+    def __init__(self, simulations: int | None = 1000, time_budget: float | None = None,
+                 exploration: float = 1.4, rng: np.random.Generator | None = None,
+                 decisive: bool = False, evaluator: Evaluator | None = None,
+                 root_noise: tuple[float, float] | None = None,
+                 max_nodes: int = MAX_NODES, batch_size: int = 1,
+                 discount: float = 1.0, proofs: bool = False) -> None:
+        if simulations is None and time_budget is None:
+            raise ValueError("MCTSAgent needs a limit: simulations, time_budget or both")
+        if simulations is not None and (isinstance(simulations, bool)
+                                        or not isinstance(simulations, (int, np.integer))
+                                        or simulations < 1):
+            raise ValueError(f"simulations={brief(simulations)} must be a positive integer")
+        if (isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer))
+                or max_nodes < 1):
+            raise ValueError(f"max_nodes={brief(max_nodes)} must be a positive integer")
+        if (isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer))
+                or batch_size < 1):
+            raise ValueError(f"batch_size={brief(batch_size)} must be a positive integer (new "
+                             "leaves per evaluator call)")
+        if batch_size > 1 and evaluator is None:
+            raise ValueError(f"batch_size={batch_size} needs an evaluator: random rollouts "
+                             "are not batched")
+        if time_budget is not None and not (isinstance(time_budget, (int, float))
+                                            and time_budget > 0):
+            raise ValueError(f"time_budget={brief(time_budget)} must be a positive number of "
+                             "seconds")
+        if not (isinstance(exploration, (int, float)) and exploration >= 0):
+            raise ValueError(f"exploration={brief(exploration)} must be a number >= 0")
+        if (isinstance(discount, bool) or not isinstance(discount, (int, float))
+                or not 0 < discount <= 1):
+            raise ValueError(f"discount={brief(discount)} must be a number in (0, 1]")
+        self.simulations = None if simulations is None else int(simulations)
+        self.time_budget = None if time_budget is None else float(time_budget)
+        self.exploration = float(exploration)
+        self.rng = rng if rng is not None else np.random.default_rng()
+        self.name = (f"mcts:{self.simulations}" if time_budget is None
+                     else f"mcts:{self.time_budget:g}s") + (":decisive" if decisive else "")
+        self.decisive = bool(decisive)
+        self.proofs = bool(proofs)
+        self.tree = Search(exploration, evaluator,
+                           (WinsAtOnce(),) * self.decisive + (RulesProof(),) * self.proofs,
+                           root_noise, max_nodes, batch_size, discount, self.rng)
+        self._uniform = Uniforms(self.rng).draw
+
+    # ----- public --------------------------------------------------------------------
+    def act(self, game: Game, state: Any) -> int:
+        """The move chosen by a search from ``state`` (a single legal move is played at once).
+
+        Raises:
+            ValueError: ``state`` is terminal or a chance node.
+        """
+        legal = game.legal_actions(state)
+        if len(legal) == 1:
+            return int(legal[0])
+        return self.best_action(self.search(game, state))
+
+    def search(self, game: Game, state: Any) -> MCTSNode:
+        """Run the search from ``state`` and return the root of its tree.
+
+        Raises:
+            ValueError: ``state`` is terminal or a chance node.
+        """
+        return self.tree.run(game, state, self._uniform, self.simulations, self.time_budget)
+
+    def new_root(self, game: Game, state: Any) -> MCTSNode:
+        """The root of a search from ``state`` (:meth:`Search.new_root`), for code that
+        drives :meth:`select_leaf` and :meth:`backup` itself."""
+        return self.tree.new_root(game, state, self._uniform)
+
+    def select_leaf(self, root: MCTSNode) -> tuple[list[MCTSNode], tuple[float, float] | None]:
+        """One descent of the search (:meth:`Search.select_leaf`)."""
+        return self.tree.select_leaf(root)
+
+    def backup(self, path: list[MCTSNode], ret: tuple[float, float]) -> None:
+        """One backup of the search (:meth:`Search.backup`)."""
+        self.tree.backup(path, ret)
+
+    expand = staticmethod(Search.expand)
+
+    @property
+    def evaluator(self) -> Evaluator | None:
+        return self.tree.evaluator
+
+    @property
+    def batch_size(self) -> int:
+        return self.tree.batch_size
+
+    @property
+    def discount(self) -> float:
+        return self.tree.discount
+
+    @property
+    def max_nodes(self) -> int:
+        return self.tree.max_nodes
+
+    @property
+    def memo(self) -> dict[Any, Any]:
+        return self.tree.memo
+
+    @property
+    def last_simulations(self) -> int:
+        return self.tree.last_simulations
+
+    @property
+    def last_nodes(self) -> int:
+        return self.tree.last_nodes
+
+    @staticmethod
+    def visit_counts(root: MCTSNode) -> dict[int, int]:
+        """Visits of each expanded root action (the search's policy)."""
+        return {child.action: child.visits for child in root.children}
+
+    @staticmethod
+    def best_action(root: MCTSNode) -> int:
+        """The move to play from a searched root.
+
+        Proven root: the shortest proven win, else (a proven draw) the most visited
+        drawing move, else (a proven loss) the longest proven loss. Otherwise the most
+        visited move not proven lost (ties: the higher mean), as long as there is one.
+        """
+        children = root.children
+        if root.proven == 1:
+            return min((c for c in children if c.proven == 1), key=lambda c: c.depth).action
+        if root.proven == -1:
+            return max(children, key=lambda c: c.depth).action
+        if root.proven == 0:
+            children = [c for c in children if c.proven == 0]
+        else:
+            alive = [c for c in children if c.proven != -1]
+            children = alive or children
+        return max(children, key=lambda c: (c.visits, c.value)).action
