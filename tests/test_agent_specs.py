@@ -144,3 +144,17 @@ def test_a_checkpoint_is_played_from_a_spec_not_a_text(monkeypatch) -> None:
                                   simulations=2)
     assert seen == ["random"] and results[0].opponent == "random"
     assert results[0].match.names[0] == f"az:{network}:2"
+
+
+def test_a_training_pool_parses_its_members_once_not_per_episode(monkeypatch) -> None:
+    from tris_envs.envs.turns import OpponentPlayer
+    from tris_envs.ppo.pool import OpponentPool
+
+    expected = {"random": AgentSpec("random"), "mcts:5": AgentSpec("mcts", simulations=5)}
+    seen = counting_parse(monkeypatch)
+    pool = OpponentPool({"random": 1.0, "mcts:5": 1.0, "self": 1.0}, seed=0)
+    for _ in range(20):
+        label, member = pool.draw()
+        assert member == expected[label]
+        OpponentPlayer(member, np.random.default_rng(0))
+    assert sorted(seen) == ["mcts:5", "random"]

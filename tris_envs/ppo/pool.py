@@ -18,7 +18,7 @@ from typing import Any, cast
 import gymnasium
 import numpy as np
 
-from tris_envs.agents import PolicyOpponent
+from tris_envs.agents import AgentSpec, PolicyOpponent
 from tris_envs.core.game import Game, resolve_chance
 from tris_envs.envs import SingleAgentEnv
 from tris_envs.ppo.config import SELF, Config, PoolSettings
@@ -66,7 +66,8 @@ class OpponentPool:
     draw from it in the same order, so both play the same episodes from the same seed.
 
     Args:
-        weights: Agent spec (or ``"self"``) -> non-negative weight.
+        weights: Agent spec text (or ``"self"``) -> non-negative weight; each spec is
+            parsed here, once (``ValueError`` for one of no agent spec form).
         max_snapshots: Snapshots kept; adding one more drops the oldest.
         seed: Seeds the draws and the snapshots' sampling (a stream apart from the one
             ``env.reset(seed=seed)`` would give, so that seat and opponent draws are
@@ -88,6 +89,7 @@ class OpponentPool:
                  seed: int | None = None, snapshot_deterministic: bool = False,
                  opening_prob: float = 0.0, opening_plies: int = 0) -> None:
         self.weights = {spec: float(w) for spec, w in weights.items() if w > 0}
+        self.specs = {text: AgentSpec.parse(text) for text in self.weights if text != SELF}
         self.max_snapshots = max_snapshots
         self.snapshot_deterministic = snapshot_deterministic
         self.opening_prob = opening_prob
@@ -118,7 +120,7 @@ class OpponentPool:
             if spec == SELF:
                 members += [(s.label, s, weight / len(self.snapshots)) for s in self.snapshots]
             else:
-                members.append((spec, spec, weight))
+                members.append((spec, self.specs[spec], weight))
         total = sum(w for _, _, w in members)
         if total <= 0:
             raise ValueError("the opponent pool is empty: give an agent spec a weight, or "
