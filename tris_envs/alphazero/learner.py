@@ -15,6 +15,10 @@ iteration left them in, or only the policy (``Search.bootstrap``).
 The games are sharded over all local devices (:func:`game_sharding`), the parameters
 replicated; the same seed gives the same network on one device or several, up to float
 rounding. Needs ``pip install "tris_envs[jax]"`` on Python 3.11 or newer (mctx).
+
+Shapes: ``B`` the games played at once (``Search.envs``), ``T`` the plies of an iteration
+(``Search.steps``), ``R`` the rows of the memory, ``A`` the actions, ``[H, W, C]`` the
+network's input of one position.
 """
 
 from __future__ import annotations
@@ -28,21 +32,31 @@ import mctx
 import numpy as np
 import optax
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
+from jax.typing import ArrayLike
 
 from tris_envs.alphazero.jax_net import Params, forward, input_of
-from tris_envs.alphazero.search import gumbel_policy
+from tris_envs.alphazero.search import Recurrent, gumbel_policy
 from tris_envs.jax import TrisEnv, restart
+from tris_envs.jax.base import Array, GameState, PRNGKey
 
 
 class Sample(NamedTuple):
     """One ply of self-play per game: what the mover saw, the search's improved policy, the
-    mover's reward and whether the move ended the game."""
+    mover's reward and whether the move ended the game. The shapes of one ply of a batch;
+    an iteration's plies stack them (``[T, B, ...]``), the memory's rows (``[R, ...]``).
 
-    observation: Any
-    mask: Any
-    policy: Any
-    reward: Any
-    done: Any
+    observation: ``[B, H, W, C]`` the network's input.
+    mask: ``[B, A]`` the legal actions.
+    policy: ``[B, A]`` the policy target.
+    reward: ``[B]`` the mover's reward.
+    done: ``[B]`` whether the move ended the game.
+    """
+
+    observation: Array  # [B, H, W, C]
+    mask: Array         # [B, A]
+    policy: Array       # [B, A]
+    reward: Array       # [B]
+    done: Array         # [B]
 
 
 class Memory(NamedTuple):
@@ -50,20 +64,20 @@ class Memory(NamedTuple):
     their value targets (rows ``k * plies`` to ``(k + 1) * plies`` hold iteration ``k``
     modulo ``replay``), and the iterations stored so far."""
 
-    samples: Sample
-    target: Any
-    ended: Any
-    count: Any
+    samples: Sample     # [R, ...]
+    target: Array       # [R] the value targets
+    ended: Array        # [R] whether a row has one
+    count: Any          # [] iterations stored (an Array; Any: tuple.count's name)
 
 
 class Metrics(NamedTuple):
     """What one iteration measured: games ended in it, their mean length in plies, and the
     mean policy and value losses of its updates."""
 
-    games: Any
-    plies: Any
-    policy_loss: Any
-    value_loss: Any
+    games: Array        # []
+    plies: Array        # []
+    policy_loss: Array  # []
+    value_loss: Array   # []
 
 
 class Search(NamedTuple):
@@ -143,36 +157,40 @@ class Search(NamedTuple):
     wary: bool = False
 
 
-def explored(action: Any, mask: Any, share: float, key: Any) -> Any:
-    """``action`` (a batch) with each move replaced, with probability ``share``, by one
-    drawn uniformly from the legal moves of its row of ``mask`` (:attr:`Search.explore`)."""
+def explored(action: Array, mask: Array, share: float, key: PRNGKey) -> Array:
+    """``action`` ``[B]`` with each move replaced, with probability ``share``, by one drawn
+    uniformly from the legal moves of its row of ``mask`` ``[B, A]``
+    (:attr:`Search.explore`)."""
     pick, chance = jax.random.split(key)
     drawn = jax.random.categorical(pick, jnp.where(mask, 0.0, -jnp.inf), axis=-1)
     return jnp.where(jax.random.uniform(chance, action.shape) < share, drawn, action)
 
 
-def greedy_moves(wins: Any, blunders: Any, mask: Any, key: Any) -> Any:
-    """The ``greedy`` rung's move in each row of a batch (:attr:`Search.greedy`): a winning
-    move (``wins``) drawn uniformly if the row has one, else one of the legal moves
-    (``mask``) outside ``blunders``, else any legal move."""
+def greedy_moves(wins: Array, blunders: Array, mask: Array, key: PRNGKey) -> Array:
+    """The ``greedy`` rung's move ``[B]`` in each row of a batch (:attr:`Search.greedy`): a
+    winning move (``wins`` ``[B, A]``) drawn uniformly if the row has one, else one of the
+    legal moves (``mask`` ``[B, A]``) outside ``blunders`` ``[B, A]``, else any legal
+    move."""
     safe = mask & ~blunders
     choice = jnp.where(wins.any(-1, keepdims=True), wins,
                        jnp.where(safe.any(-1, keepdims=True), safe, mask))
     return jax.random.categorical(key, jnp.where(choice, 0.0, -jnp.inf), axis=-1)
 
 
-def value_targets(reward: Any, done: Any, last: Any = None,
-                  discount: float = 1.0) -> tuple[Any, Any]:
-    """The value target of every ply of a window (plies first, games second) and whether
-    it has one.
+def value_targets(reward: Array, done: Array, last: Array | None = None,
+                  discount: float = 1.0) -> tuple[Array, Array]:
+    """The value target ``[T, B]`` of every ply of a window (plies first, games second) and
+    whether it has one ``[T, B]``.
 
-    ``reward`` is the mover's reward, ``done`` whether the move ended the game. The target
-    is the mover's final reward: the reward of the ply that ended the game, with the sign
-    changing every ply before it. Plies of games still going at the end of the window have
-    a target only given ``last``, the value of each game's next position for its player to
-    move (bootstrapping, as n-step returns do); without it they train no value. Each ply
-    before the result multiplies it by ``discount`` (:attr:`Search.discount`)."""
-    def back(carry: tuple[Any, Any], ply: tuple[Any, Any]) -> tuple[tuple[Any, Any], Any]:
+    ``reward`` ``[T, B]`` is the mover's reward, ``done`` ``[T, B]`` whether the move ended
+    the game. The target is the mover's final reward: the reward of the ply that ended the
+    game, with the sign changing every ply before it. Plies of games still going at the end
+    of the window have a target only given ``last`` ``[B]``, the value of each game's next
+    position for its player to move (bootstrapping, as n-step returns do); without it they
+    train no value. Each ply before the result multiplies it by ``discount``
+    (:attr:`Search.discount`)."""
+    def back(carry: tuple[Array, Array],
+             ply: tuple[Array, Array]) -> tuple[tuple[Array, Array], tuple[Array, Array]]:
         later, ended = carry
         reward, done = ply
         target = jnp.where(done, reward, -discount * later)
@@ -186,23 +204,24 @@ def value_targets(reward: Any, done: Any, last: Any = None,
     return jax.lax.scan(back, start, (reward, done), reverse=True)[1]
 
 
-def without_blunders(weights: Any, safe: Any) -> Any:
-    """The root's policy targets (a batch) with the moves outside ``safe`` (the legal moves
-    that hand the opponent no win in one) dropped, where a row has a safe move:
-    renormalised over the safe moves, uniform over them if the target put no weight there.
-    Rows without a safe move are left as they are (:attr:`Search.safe`)."""
+def without_blunders(weights: Array | np.ndarray, safe: Array | np.ndarray) -> Array:
+    """The root's policy targets ``[B, A]`` (JAX or NumPy) with the moves outside ``safe``
+    ``[B, A]`` (the legal moves that hand the opponent no win in one) dropped, where a row
+    has a safe move: renormalised over the safe moves, uniform over them if the target put
+    no weight there. Rows without a safe move are left as they are (:attr:`Search.safe`)."""
     kept = weights * safe
     kept = jnp.where(kept.sum(-1, keepdims=True) > 0, kept, safe)
     return jnp.where(safe.any(-1, keepdims=True),
                      kept / jnp.maximum(kept.sum(-1, keepdims=True), 1e-30), weights)
 
 
-def without_traps_handed_over(weights: Any, safe: Any, states: Any,
-                              hands_over_traps: Callable[[Any, Any], Any],
-                              considered: int) -> Any:
-    """:func:`without_blunders` with ``safe`` (a batch's moves that hand over no line) less
-    those of each row's ``considered`` heaviest moves that ``hands_over_traps(state,
-    actions)`` flags (:attr:`Search.wary`); the lighter moves are not looked at."""
+def without_traps_handed_over(weights: Array, safe: Array, states: GameState,
+                              hands_over_traps: Callable[[GameState, Array], Array],
+                              considered: int) -> Array:
+    """:func:`without_blunders` with ``safe`` ``[B, A]`` (a batch's moves that hand over no
+    line) less those of each row's ``considered`` heaviest moves that
+    ``hands_over_traps(state, actions [considered]) -> [considered]`` flags
+    (:attr:`Search.wary`); the lighter moves are not looked at."""
     heaviest = jax.lax.top_k(weights, considered)[1]
     rows = jnp.arange(weights.shape[0])[:, None]
     risky = jnp.zeros_like(safe).at[rows, heaviest].set(
@@ -210,11 +229,12 @@ def without_traps_handed_over(weights: Any, safe: Any, states: Any,
     return without_blunders(weights, safe & ~risky)
 
 
-def gumbel_search(params: Any, key: Any, root: Any, recurrent: Callable[..., Any], mask: Any,
-                  simulations: int, considered: int, batched: bool = True) -> Any:
-    """The Gumbel MuZero policy of the self-play moves (``mask``: the legal actions of the
-    roots): :func:`tris_envs.alphazero.search.gumbel_policy`, whose backups are batched
-    (``batched``), or mctx's own ``gumbel_muzero_policy`` (the same results, slower:
+def gumbel_search(params: Params, key: PRNGKey, root: mctx.RootFnOutput,
+                  recurrent: Recurrent, mask: Array, simulations: int, considered: int,
+                  batched: bool = True) -> mctx.PolicyOutput:
+    """The Gumbel MuZero policy of the self-play moves (``mask`` ``[B, A]``: the legal
+    actions of the roots): :func:`tris_envs.alphazero.search.gumbel_policy`, whose backups
+    are batched (``batched``), or mctx's own ``gumbel_muzero_policy`` (the same results, slower:
     ``tris-envs bench --learner``)."""
     if batched:
         return gumbel_policy(params, key, root, recurrent, simulations, ~mask, considered)
@@ -224,11 +244,12 @@ def gumbel_search(params: Any, key: Any, root: Any, recurrent: Callable[..., Any
                                      qtransform=mctx.qtransform_completed_by_mix_value)
 
 
-def make_recurrent(env: TrisEnv, network: Callable[[Any, Any], tuple[Any, Any]],
+def make_recurrent(env: TrisEnv, network: Callable[[Params, Array], tuple[Array, Array]],
                    decisive: bool = False, discount: float = 1.0,
-                   inputs: Callable[[Any], Any] | None = None) -> Callable[..., Any]:
+                   inputs: Callable[[GameState], Array] | None = None) -> Recurrent:
     """mctx's ``recurrent_fn`` over the JAX game's own ``step`` (the real rules as the
-    model), with ``network(params, inputs(states)) -> (logits, values)``'s priors (masked
+    model), with ``network(params, inputs(states)) -> (logits [B, A], values [B])``'s
+    priors (masked
     to the legal actions) and its value (for the player to move) at the leaves; each move's
     reward is the mover's, and the value changes sign (times ``discount``) every ply.
     ``inputs``: the network's input of the states (default: their observations).
@@ -240,7 +261,8 @@ def make_recurrent(env: TrisEnv, network: Callable[[Any, Any], tuple[Any, Any]],
     winning = jax.vmap(env.winning_moves) if decisive else None
     inputs = inputs or input_of(env)
 
-    def recurrent(params: Any, key: Any, action: Any, state: Any) -> tuple[Any, Any]:
+    def recurrent(params: Params, key: PRNGKey, action: Array,
+                  state: GameState) -> tuple[mctx.RecurrentFnOutput, GameState]:
         player = state.current_player
         state = step(state, action, jax.random.split(key, action.shape[0]))
         logits, value = network(params, inputs(state))
@@ -280,7 +302,7 @@ def game_sharding() -> tuple[NamedSharding, NamedSharding]:
 
 
 def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransformation,
-                   index: Any, blocks: int) -> Callable[..., Any]:
+                   index: ArrayLike, blocks: int) -> Callable[..., tuple[Any, ...]]:
     """The jitted ``(params, opt_state, states, key, memory) -> (params, opt_state, states,
     key, memory, metrics)`` of one iteration: ``search.steps`` plies of self-play in every
     game (finished games restart), stored in the memory (:func:`new_memory`; the first
@@ -296,16 +318,17 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
     slots = jnp.arange(search.envs)
     greedy_seat = jnp.where(slots < round(search.greedy * search.envs), slots % 2, -1)
 
-    def noisy(logits: Any, mask: Any, key: Any) -> Any:
-        """AlphaZero's exploration at the root: the prior mixed with Dirichlet noise over
-        the legal actions."""
+    def noisy(logits: Array, mask: Array, key: PRNGKey) -> Array:
+        """AlphaZero's exploration at the root: the prior ``logits`` ``[B, A]`` mixed with
+        Dirichlet noise over the legal actions ``mask`` ``[B, A]``."""
         shares = jax.random.dirichlet(key, jnp.full(logits.shape, search.alpha)) * mask
         shares = shares / shares.sum(-1, keepdims=True)
         prior = jax.nn.softmax(jnp.where(mask, logits, -1e9))
         prior = (1 - search.noise) * prior + search.noise * shares
         return jnp.where(mask, jnp.log(prior), -1e9)
 
-    def play(carry: tuple[Any, Any, Any], _: Any) -> tuple[tuple[Any, Any, Any], Sample]:
+    def play(carry: tuple[Params, GameState, PRNGKey],
+             _: None) -> tuple[tuple[Params, GameState, PRNGKey], Sample]:
         params, states, key = carry
         key, root_key, chance, again, noise = jax.random.split(key, 5)
         mask = states.legal_action_mask
@@ -342,7 +365,8 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
         after = restart(done, init(jax.random.split(again, search.envs)), after)
         return (params, after, key), Sample(observation, mask, weights, reward, done)
 
-    def loss(params: Params, sample: Sample, target: Any, ended: Any) -> tuple[Any, Any]:
+    def loss(params: Params, sample: Sample, target: Array,
+             ended: Array) -> tuple[Array, Array]:
         logits, value = forward(params, sample.observation, index, blocks)
         logits = jnp.where(sample.mask, logits, -1e9)
         policy = optax.softmax_cross_entropy(logits, sample.policy).mean()
@@ -352,7 +376,7 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
     size = search.steps * search.envs
 
     @jax.jit
-    def iteration(params: Params, opt_state: Any, states: Any, key: Any,
+    def iteration(params: Params, opt_state: Any, states: GameState, key: PRNGKey,
                   memory: Memory) -> tuple[Any, ...]:
         key, rollout, shuffle = jax.random.split(key, 3)
         (_, states, _), samples = jax.lax.scan(play, (params, states, rollout), None,
@@ -365,7 +389,7 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
         new = jax.tree_util.tree_map(lambda x: x.reshape((size,) + x.shape[2:]),
                                      (samples, target, ended))
 
-        def store(old: Any, x: Any) -> Any:
+        def store(old: Array, x: Array) -> Array:
             stored = jax.lax.dynamic_update_slice_in_dim(
                 old, x, memory.count % search.replay * size, 0)
             return jnp.where(memory.count == 0,
@@ -378,7 +402,8 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
         order = jnp.concatenate([jax.random.permutation(k, rows)[:size] for k in
                                  jax.random.split(shuffle, search.epochs)])
 
-        def minibatch(carry: tuple[Any, Any], rows: Any) -> tuple[tuple[Any, Any], Any]:
+        def minibatch(carry: tuple[Params, Any],
+                      rows: Array) -> tuple[tuple[Params, Any], Array]:
             params, opt_state = carry
             grads, losses = jax.grad(loss, has_aux=True)(
                 params, *jax.tree_util.tree_map(lambda x: x[rows], flat))

@@ -27,20 +27,19 @@ import jax
 import jax.numpy as jnp
 import mctx
 
-Array = Any
-"""A JAX array; its shape is written beside each use (``[B, N]``)."""
+from tris_envs.jax.base import Array, PRNGKey
 
-Recurrent = Callable[[Any, Array, Array, Any], tuple[mctx.RecurrentFnOutput, Any]]
+Recurrent = Callable[[Any, PRNGKey, Array, Any], tuple[mctx.RecurrentFnOutput, Any]]
 """mctx's ``recurrent_fn``: ``(params, key, action [B], embedding [B, ...])`` to the
 children's ``RecurrentFnOutput`` (``[B, A]`` logits, ``[B]`` reward, discount, value) and
-embeddings."""
+embeddings ``[B, ...]``."""
 
 ROOT = mctx.Tree.ROOT_INDEX
 UNVISITED = mctx.Tree.UNVISITED
 NO_PARENT = mctx.Tree.NO_PARENT
 
 
-def gumbel_policy(params: Any, key: Array, root: mctx.RootFnOutput, recurrent: Recurrent,
+def gumbel_policy(params: Any, key: PRNGKey, root: mctx.RootFnOutput, recurrent: Recurrent,
                   simulations: int, invalid: Array | None = None, considered: int = 16,
                   qtransform: Callable[..., Array] = mctx.qtransform_completed_by_mix_value,
                   gumbel_scale: float = 1.0) -> mctx.PolicyOutput:
@@ -59,7 +58,7 @@ def gumbel_policy(params: Any, key: Array, root: mctx.RootFnOutput, recurrent: R
     select_interior = functools.partial(mctx.gumbel_muzero_interior_action_selection,
                                         qtransform=qtransform)
 
-    def select(key: Array, tree: mctx.Tree, node: Array, depth: Array) -> Array:
+    def select(key: PRNGKey, tree: mctx.Tree, node: Array, depth: Array) -> Array:
         return jax.lax.cond(depth == 0, lambda: select_root(key, tree, node),
                             lambda: select_interior(key, tree, node, depth))
 
@@ -88,12 +87,13 @@ def masked_logits(logits: Array, invalid: Array | None) -> Array:
     return jnp.where(invalid, jnp.finfo(logits.dtype).min, logits)
 
 
-def search(params: Any, key: Array, root: mctx.RootFnOutput, recurrent: Recurrent,
-           select: Callable[[Array, mctx.Tree, Array, Array], Array], simulations: int,
+def search(params: Any, key: PRNGKey, root: mctx.RootFnOutput, recurrent: Recurrent,
+           select: Callable[[PRNGKey, mctx.Tree, Array, Array], Array], simulations: int,
            invalid: Array, extra: Any) -> mctx.Tree:
     """``simulations`` rounds of select (down the tree to an unexpanded action), expand (the
-    model's step there) and :func:`backward`, for a batch of roots; ``select(key, tree,
-    node, depth)`` picks a node's action in one (unbatched) tree."""
+    model's step there) and :func:`backward`, for a batch of roots (``invalid`` ``[B, A]``);
+    ``select(key, tree, node [], depth [])`` picks a node's action ``[]`` in one (unbatched)
+    tree."""
     batch = root.value.shape[0]
     rows = jnp.arange(batch)
 
@@ -111,12 +111,16 @@ def search(params: Any, key: Array, root: mctx.RootFnOutput, recurrent: Recurren
     return jax.lax.fori_loop(0, simulations, simulation, (key, tree))[1]
 
 
-def descend(key: Array, tree: mctx.Tree, select: Callable[..., Array],
+def descend(key: PRNGKey, tree: mctx.Tree, select: Callable[..., Array],
             max_depth: int) -> tuple[Array, Array]:
     """In one tree: from the root, the actions ``select`` picks, down to the first action
-    not yet expanded (or ``max_depth`` edges); that action and the node it leaves."""
+    not yet expanded (or ``max_depth`` edges); the node it leaves and that action (both
+    ``[]``)."""
 
-    def step(carry: tuple[Array, Array, Array, Array, Array, Array]) -> tuple[Array, ...]:
+    # the walk's carry, all []: key, node, action, child, depth, whether it goes on
+    Walk = tuple[PRNGKey, Array, Array, Array, Array, Array]
+
+    def step(carry: Walk) -> Walk:
         key, _, _, node, depth, _ = carry
         key, select_key = jax.random.split(key)
         action = select(select_key, tree, node, depth)
@@ -131,7 +135,7 @@ def descend(key: Array, tree: mctx.Tree, select: Callable[..., Array],
     return node, action
 
 
-def expand(params: Any, key: Array, tree: mctx.Tree, recurrent: Recurrent, parent: Array,
+def expand(params: Any, key: PRNGKey, tree: mctx.Tree, recurrent: Recurrent, parent: Array,
            action: Array, child: Array) -> mctx.Tree:
     """The model's step from each ``parent`` node by ``action`` (all ``[B]``), written into
     node ``child`` and the edge to it."""
@@ -198,7 +202,8 @@ def set_nodes(tree: mctx.Tree, node: Array, logits: Array, value: Array,
 
 def new_tree(root: mctx.RootFnOutput, simulations: int, invalid: Array,
              extra: Any) -> mctx.Tree:
-    """Trees of ``simulations + 1`` nodes for a batch of roots, the roots evaluated."""
+    """Trees of ``simulations + 1`` nodes for a batch of roots (``invalid`` ``[B, A]``), the
+    roots evaluated."""
     batch, actions = root.prior_logits.shape
     nodes = (batch, simulations + 1)
     edges = nodes + (actions,)
