@@ -43,6 +43,7 @@ import numpy as np
 
 try:
     import pyspiel
+    from open_spiel.python.algorithms import mcts, minimax
     from open_spiel.python.observation import IIGObserverForPublicInfoGame
 except ImportError as error:          # pragma: no cover - depends on the installed extras
     raise ImportError(f"tris_envs.integrations.openspiel needs OpenSpiel ({error}): "
@@ -511,8 +512,6 @@ def mcts_agent(simulations: int, exploration: float = 1.4,
                rng: np.random.Generator | None = None) -> OpenSpielAgent:
     """OpenSpiel's Python ``MCTSBot`` with random rollouts (one per leaf) and its solver,
     ``simulations`` per move, UCT constant ``exploration`` (our ``mcts`` uses 1.4 too)."""
-    from open_spiel.python.algorithms import mcts
-
     def make_bot(game: pyspiel.Game, player: int, random: np.random.RandomState) -> Any:
         return mcts.MCTSBot(game, uct_c=exploration, max_simulations=simulations,
                             evaluator=mcts.RandomRolloutEvaluator(1, random), solve=True,
@@ -534,8 +533,6 @@ class _MinimaxBot:
         return self._game.core.heuristic(state.game_state, self._player)
 
     def step(self, state: TrisEnvsState) -> int:
-        from open_spiel.python.algorithms import minimax
-
         if self._deterministic:
             _, action = minimax.alpha_beta_search(self._game, state, self._value,
                                                   self._plies, self._player)
