@@ -2,7 +2,8 @@
 frozen, picklable value, parsed once where the text enters.
 
 :data:`SPEC_TABLE` is the one list of the forms: :data:`AGENT_SPECS`, the command line's
-help (:data:`AGENT_HELP`), the web page's choices and the docs' list are made from it.
+help (:data:`AGENT_HELP`) and the web page's choices are made from it, and a test holds the
+docs' list (``docs/agents.md``) to it.
 :meth:`AgentSpec.parse` reads a spec's text, ``str(spec)`` writes it back, and
 :func:`~tris_envs.agents.make_agent` builds the agent from the fields, never from text.
 """
