@@ -12,7 +12,7 @@ from tris_envs.evaluation import play_match, play_recorded
 from tris_envs.games.tant_fant import TantFant
 from tris_envs.games.tris1 import Tris1
 from tris_envs.machine import describe
-from tris_envs.watch import main as watch
+from tris_envs.watch import watch
 
 
 def test_greedy_wins_in_one():
@@ -48,7 +48,7 @@ def test_make_agent():
 
 
 def test_watch_prints_a_game_and_a_match(capsys):
-    watch(["--games", "6", "--seed", "1"])
+    watch(games=6, seed=1)
     out = capsys.readouterr().out
     assert "Tant Fant: greedy (White) against random (Black)" in out
     assert " 1. White " in out
@@ -207,8 +207,9 @@ def test_import_graph_flags_lazy_imports_that_defer_no_optional_extra(tmp_path, 
     }
     assert graph.main([str(package), "--lazy"]) == 1
     out = capsys.readouterr().out
-    assert ("lazy: tris_envs/cli.py:3 imports tris_envs, which defers no optional extra: "
-            "import it at the module's top") in out
+    assert ("lazy: tris_envs/cli.py:3 imports tris_envs.core, which defers no optional "
+            "extra: import it at the module's top") in out
+    assert "lazy: tris_envs/cli.py:4 imports tris_envs.spiel," in out        # relative
     assert "lazy: tris_envs/spiel.py:3 imports json," in out
     assert "10 lazy imports; 6 defer an optional extra; 4 flagged" in out
     for name in ("ppo.py", "spiel.py", "cli.py"):

@@ -6,6 +6,7 @@ Usage::
     python tools/import_graph.py --top-level  # only imports run when a module is imported
     python tools/import_graph.py --dot > imports.dot   # a drawing (Graphviz)
     python tools/import_graph.py --check      # only the problems (make lint)
+    python tools/import_graph.py --lazy       # only the lazy imports that defer nothing
     python tools/import_graph.py --svg > layers.svg    # the layers as a picture
 
 An *edge* ``a -> b`` is an ``import`` or ``from ... import`` in module ``a`` whose target is
@@ -240,9 +241,9 @@ def _normalized(distribution: str) -> str:
 
 @dataclass(frozen=True)
 class LazyImport:
-    """An import inside a function, at ``path:line``, of ``name`` (the module ``import``
-    names, or ``from``'s); ``defers``: the optional extras and :data:`DEFERRED` modules it
-    keeps out of its module's import (none: flagged)."""
+    """An import inside a function, at ``path:line``, of ``name`` (the package's modules it
+    imports, else the module ``import`` or ``from`` names); ``defers``: the optional extras
+    and :data:`DEFERRED` modules it keeps out of its module's import (none: flagged)."""
 
     path: Path
     line: int
@@ -275,7 +276,8 @@ def lazy_imports(package_dir: Path, package: str = PACKAGE,
             outside = {d for n in _external_names(node, package) for d in deferred
                        if n == d or n.startswith(d + ".")}
             if lazy:
-                found.append((name, path, node.lineno, _imported(node), outside, targets))
+                found.append((name, path, node.lineno,
+                              ", ".join(targets) or _imported(node), outside, targets))
             else:
                 inner[name].update(t for t in targets if t != name)
                 direct[name] |= outside
@@ -308,9 +310,10 @@ def _external_names(node: ast.Import | ast.ImportFrom, package: str) -> list[str
 
 
 def _imported(node: ast.Import | ast.ImportFrom) -> str:
+    """The other packages' modules an import statement names."""
     if isinstance(node, ast.Import):
         return ", ".join(alias.name for alias in node.names)
-    return "." * node.level + (node.module or "")
+    return node.module or ""
 
 
 def lazy_report(found: Sequence[LazyImport], root: Path) -> tuple[str, bool]:
