@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from test_shipped_network_moves import moves
+
 from tris_envs.games import make_game
 
 RECORD = Path(__file__).resolve().parent / "data" / "mcts_recorded_moves.json"
