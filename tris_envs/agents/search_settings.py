@@ -1,0 +1,92 @@
+"""The play-time search settings of the ``az`` agents, one table from the learner's config
+(its ``[play]`` table) through a network file's header (its ``"search"`` table) to the
+search (:class:`~tris_envs.agents.az.AZAgent`).
+
+Each setting has one name and one default, declared here; a header or a ``[play]`` table
+holds only the settings that differ from these defaults.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from tris_envs.core.errors import brief
+from tris_envs.settings import flag, integer, number, setting
+
+
+def _discount(value: Any) -> str | None:
+    """A number in (0, 1]."""
+    return "must be a number in (0, 1]" if number(0, 1)(value) or value == 0 else None
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchSettings:
+    """How the ``az`` agents search with a network.
+
+    Attributes:
+        simulations: Simulations per move; 0 plays the network's likeliest move without
+            search.
+        batch: New leaves evaluated per network call (with virtual losses); 1: the plain
+            sequential search, where a batch's virtual losses cost a network strength
+            (Tritoc's).
+        mix: The share of each new leaf's value taken from one random playout (AlphaGo's
+            mixing parameter; 0: the network's value alone), for a network whose values
+            are worth less than its priors (Tritoc's).
+        decisive: See wins in one: a move that wins at once is played without search, and
+            a new node whose player to move can win at once is proven (for a network
+            trained with the same check).
+        traps: The trap rule's share (0: off): among the root moves the search rates alike,
+            play the one that leaves the opponent the largest share of moves handing a win
+            in one back (:func:`~tris_envs.agents.az.trap_move`; needs the game's
+            ``tactical_moves``); played only on the variant the network was trained on.
+        discount: Worth of a return one move later in the search's backups (a network
+            trained with the learner's ``discount`` plays with the same).
+        exploration: The PUCT constant.
+
+    Raises:
+        ValueError: a value out of its range (the setting named, one line).
+    """
+
+    simulations: int = setting(100, integer(0))
+    batch: int = setting(8, integer(1))
+    mix: float = setting(0.0, number(0, 1))
+    decisive: bool = setting(False, flag)
+    traps: float = setting(0.0, number(0, 1))
+    discount: float = setting(1.0, _discount)
+    exploration: float = setting(1.25, number(0))
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            problem = field.metadata["check"](value)
+            if problem:
+                raise ValueError(f"search setting {field.name}={brief(value, 60)} {problem}")
+            if field.type == "float":
+                object.__setattr__(self, field.name, float(value))
+
+    def changed(self) -> dict[str, Any]:
+        """The settings that differ from the defaults (what a header or a table holds)."""
+        default = SearchSettings()
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                if getattr(self, f.name) != getattr(default, f.name)}
+
+    @classmethod
+    def from_table(cls, table: dict[str, Any], where: str) -> SearchSettings:
+        """The settings of a table (a header's ``"search"``, a config's ``[play]``), the
+        others at their defaults; ``where`` starts every error (``"network 'x.npz': header
+        field search."``).
+
+        Raises:
+            ValueError: an unknown key or a bad value, in one line naming it.
+        """
+        known = [f.name for f in dataclasses.fields(cls)]
+        for key in table:
+            if key not in known:
+                raise ValueError(f"{where}{key} is not a search setting ({', '.join(known)})")
+        checks = {f.name: f.metadata["check"] for f in dataclasses.fields(cls)}
+        for key, value in table.items():
+            problem = checks[key](value)
+            if problem:
+                raise ValueError(f"{where}{key}={brief(value, 60)} {problem}")
+        return cls(**table)
