@@ -8,7 +8,7 @@ memoized. Prints two Markdown tables:
 
 * simulations per second from the start position, per game (Tris 2, Tris 2 ``max_side=4``,
   Tritoc), both paths interleaved, best of ``--rounds``
-  (:func:`tris_envs.benchmark.playout_report`, also part of ``tris-envs bench``);
+  (:func:`tris_envs.bench.engines.playout_report`, also part of ``tris-envs bench``);
 * seconds per move of ``mcts:1000`` self-play in Tris 2 over ``--moves`` plies, each
   position searched on both paths in turn::
 
@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 from tris_envs.agents.mcts import MCTSAgent
-from tris_envs.benchmark import generic_playouts, playout_report
+from tris_envs.bench.engines import generic_playouts, playout_report
 from tris_envs.core.game import TERMINAL
 from tris_envs.games import make_game
 

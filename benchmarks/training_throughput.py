@@ -4,7 +4,7 @@ For each game, with its shipped config (``tris_envs/ppo/configs/<game>.toml``, `
 overrides applied), measures:
 
 * ``env()`` random play: steps per second of the PettingZoo environment
-  (:func:`tris_envs.benchmark.aec_steps_per_second`), the median of three rounds taken
+  (:func:`tris_envs.bench.engines.aec_steps_per_second`), the median of three rounds taken
   before, between and after the training runs;
 * the learner's steps per second with SB3's ``DummyVecEnv`` over 2 games (the training
   path before ``vec_env = "batched"``) and with the config's own environment: a ``train()``
@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tris_envs.agents.ppo import shipped_checkpoint
-from tris_envs.benchmark import aec_steps_per_second, env_module
+from tris_envs.bench.engines import aec_steps_per_second, env_module
 from tris_envs.evaluation.checkpoint import evaluate_checkpoint
 from tris_envs.games import make_game
 from tris_envs.ppo.commands import CONFIG_DIR

@@ -18,7 +18,8 @@ pytest.importorskip("mctx")
 
 from tris_envs.agents.az_network import load
 from tris_envs.agents.shipped import SHIPPED_DIR
-from tris_envs.alphazero.train import CONFIG_DIR, Config, config_file, load_config, main, train
+from tris_envs.alphazero.train import CONFIG_DIR, Config, config_file, load_config, train
+from tris_envs.cli import main as cli_main
 from tris_envs.games import GAMES
 from tris_envs.machine import describe
 
@@ -28,6 +29,11 @@ TINY = {"envs": 4, "steps": 2, "simulations": 2, "considered": 2, "batch": 8, "w
 TINY_FLAGS = ["--game", "tris1", "--envs", "4", "--steps", "2", "--simulations", "2",
               "--batch", "8", "--width", "4", "--blocks", "1", "--iterations", "3",
               "--checkpoint-every", "2", "--eval-games", "2", "--opponents", "random"]
+
+
+def train_az(argv: list[str]) -> int:
+    """``tris-envs train az`` with ``argv``: its exit status."""
+    return cli_main(["train", "az", *argv])
 
 
 def tiny(game: str, **changes) -> Config:
@@ -52,7 +58,7 @@ def progress(run: Path, training_only: bool = False) -> list[dict[str, str]]:
 def straight(tmp_path_factory):
     """Three iterations of Tris 1 in one go (the reference of the resume and device tests)."""
     out = tmp_path_factory.mktemp("straight")
-    assert main([*TINY_FLAGS, "--out", str(out), "--quiet"]) == 0
+    assert train_az([*TINY_FLAGS, "--out", str(out), "--quiet"]) == 0
     return out
 
 
@@ -85,11 +91,12 @@ def test_the_straight_run_logs_every_iteration_and_scores_the_checkpoints(straig
 
 def test_a_run_stopped_at_its_budget_resumes_bit_for_bit(straight, tmp_path):
     out = tmp_path / "run"
-    result = subprocess.run([sys.executable, "training/alphazero.py", *TINY_FLAGS, "--out",
-                             str(out), "--minutes", "1e-6"], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "tris_envs.cli", "train", "az", *TINY_FLAGS,
+                             "--out", str(out), "--minutes", "1e-6"],
+                            capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "stopped at the budget" in result.stdout and "iteration 2/3" not in result.stdout
-    assert main(["--resume", str(out), "--quiet"]) == 0
+    assert train_az(["--resume", str(out), "--quiet"]) == 0
     starts = (out / "machine.txt").read_text().splitlines()     # one line per start
     assert [line.split(": ", 1)[0].split(" ", 1)[1] for line in starts] == [
         "from iteration 0", "from iteration 1"]
@@ -104,8 +111,8 @@ def test_a_run_stopped_at_its_budget_resumes_bit_for_bit(straight, tmp_path):
 def test_two_devices_train_the_network_of_one(straight, tmp_path):
     """The games sharded over two (forced) CPU devices: the same network up to rounding."""
     environment = os.environ | {"XLA_FLAGS": "--xla_force_host_platform_device_count=2"}
-    code = ("import jax, sys; from tris_envs.alphazero.train import main; "
-            "assert jax.device_count() == 2; sys.exit(main(sys.argv[1:]))")
+    code = ("import jax, sys; from tris_envs.cli import main; "
+            "assert jax.device_count() == 2; sys.exit(main(['train', 'az', *sys.argv[1:]]))")
     result = subprocess.run([sys.executable, "-c", code, *TINY_FLAGS, "--out",
                              str(tmp_path), "--quiet"], capture_output=True, text=True,
                             env=environment)
@@ -119,7 +126,8 @@ def test_two_devices_train_the_network_of_one(straight, tmp_path):
 
 def test_games_that_do_not_split_over_the_devices_are_refused(tmp_path):
     environment = os.environ | {"XLA_FLAGS": "--xla_force_host_platform_device_count=2"}
-    code = "import sys; from tris_envs.alphazero.train import main; sys.exit(main(sys.argv[1:]))"
+    code = ("import sys; from tris_envs.cli import main; "
+            "sys.exit(main(['train', 'az', *sys.argv[1:]]))")
     result = subprocess.run([sys.executable, "-c", code, "--game", "tris1", "--envs", "3",
                              "--steps", "8", "--batch", "8", "--out", str(tmp_path)],
                             capture_output=True, text=True, env=environment)
@@ -179,8 +187,7 @@ def test_an_options_table_replaces_its_bases_whole(tmp_path):
 def test_a_bad_base_gets_one_clear_line(files, message, tmp_path, capsys):
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    assert main(["--config", str(tmp_path / "a.toml"), "--out", str(tmp_path / "run")],
-                prog="alphazero.py") == 2
+    assert train_az(["--config", str(tmp_path / "a.toml"), "--out", str(tmp_path / "run")]) == 2
     error = capsys.readouterr().err
     assert message in error and error.count("\n") == 1
 
@@ -338,15 +345,15 @@ def test_the_rule_of_4_network_trains_the_default_one_on_then_adds_the_trap_plan
 def test_bad_settings_get_one_clear_line(arguments, message, tmp_path, capsys):
     if "--resume" not in arguments:
         arguments = [*arguments, "--out", str(tmp_path / "run")]
-    assert main(arguments, prog="alphazero.py") == 2
+    assert train_az(arguments) == 2
     error = capsys.readouterr().err
-    assert message in error and error.startswith("alphazero.py: error: ")
+    assert message in error and error.startswith("tris-envs train az: error: ")
     assert error.count("\n") == 1
 
 
 def test_a_finished_run_is_not_overwritten(straight, capsys):
     before = arrays(straight / "final.npz")
-    assert main([*TINY_FLAGS, "--out", str(straight)]) == 2
+    assert train_az([*TINY_FLAGS, "--out", str(straight)]) == 2
     assert "already holds a run: continue it with --resume" in capsys.readouterr().err
     after = arrays(straight / "final.npz")
     assert all(np.array_equal(after[k], v) for k, v in before.items())
@@ -453,7 +460,7 @@ def test_the_memory_keeps_the_last_iterations_plies(tmp_path):
 
 
 def test_bench_learner_times_both_backups_and_finds_the_same_policies(monkeypatch, capsys):
-    import tris_envs.alphazero.bench as bench
+    import tris_envs.bench.learner as bench
     from tris_envs.cli import main as cli
 
     table = bench.run(simulations=(3,), envs=2, rounds=1)

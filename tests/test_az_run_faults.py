@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("mctx")
 
 from tris_envs.alphazero import train as learner
-from tris_envs.alphazero.train import main
+from tris_envs.cli import main as cli_main
 
 FLAGS = ["--game", "tris1", "--envs", "128", "--steps", "8", "--simulations", "2",
          "--batch", "512", "--width", "4", "--blocks", "1", "--iterations", "3",
@@ -50,7 +50,7 @@ def stopped(tmp_path_factory):
         patch.setattr(learner, "_evaluate", killed)
         read, sys.stdout, sys.stderr = (sys.stdout, sys.stderr), Capture(), Capture()
         try:
-            seen["status"] = main([*FLAGS, "--out", str(run)], prog="tris-envs train az")
+            seen["status"] = cli_main(["train", "az", *FLAGS, "--out", str(run)])
             seen["out"], seen["err"] = sys.stdout.text(), sys.stderr.text()
             seen["files"] = {p.name for p in run.iterdir()}
             seen["rows"] = rows(run)
@@ -64,7 +64,7 @@ def stopped(tmp_path_factory):
         patch.setitem(sys.modules, "tqdm", None)                  # the plain lines
         read, sys.stdout, sys.stderr = (sys.stdout, sys.stderr), Capture(), Capture()
         try:
-            seen["resumed"] = main(["--resume", str(run)], prog="tris-envs train az")
+            seen["resumed"] = cli_main(["train", "az", "--resume", str(run)])
             seen["out2"], seen["err2"] = sys.stdout.text(), sys.stderr.text()
         finally:
             sys.stdout, sys.stderr = read
@@ -147,7 +147,7 @@ def _copy(run: Path, tmp_path: Path) -> Path:
 
 
 def _error(argv, capsys) -> str:
-    assert main(argv, prog="tris-envs train az") == 2
+    assert cli_main(["train", "az", *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith("tris-envs train az: error: ") and err.count("\n") == 1, err
     return err

@@ -17,7 +17,7 @@ from tris_envs.agents.az import (
 )
 from tris_envs.agents.az_network import NetConfig, Network, initial_weights
 from tris_envs.agents.mcts import MCTSAgent, MCTSNode, Uniforms
-from tris_envs.benchmark import (
+from tris_envs.bench.engines import (
     az_report,
     az_seconds_per_move,
     shipped_az_report,
@@ -371,7 +371,7 @@ def test_bench_times_az_moves():
 
 
 def test_bench_report_has_its_four_rows(monkeypatch):
-    import tris_envs.benchmark as bench
+    import tris_envs.bench.engines as bench
 
     monkeypatch.setattr(bench, "AZ_CASE", ("tris2", 4, 1, 5, 0.1))
     lines = az_report(rounds=1, moves=2)

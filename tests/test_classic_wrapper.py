@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tris_envs import tant_fant_v0, tris1_v0
-from tris_envs.benchmark import pettingzoo_chain
+from tris_envs.bench.engines import pettingzoo_chain
 from tris_envs.envs.classic import ClassicWrapper, OutOfBoundsActionError
 
 

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tris_envs import benchmark, cli
+from tris_envs import cli
 from tris_envs.agents.shipped import SHIPPED_DIR
+from tris_envs.bench import engines as benchmark
 from tris_envs.games import make_game
 from tris_envs.play import play_session
 

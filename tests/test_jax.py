@@ -185,7 +185,7 @@ def test_restart_replaces_only_the_ended_games():
 
 
 def test_benchmark_loop_plays_and_restarts_games():
-    from tris_envs.jax.bench import measure, random_play
+    from tris_envs.bench.jax_games import measure, random_play
 
     env = make("tris1")
     state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), 4))
@@ -196,7 +196,7 @@ def test_benchmark_loop_plays_and_restarts_games():
 
 
 def test_benchmark_loop_rolls_dice_inside_step():
-    from tris_envs.jax.bench import random_play
+    from tris_envs.bench.jax_games import random_play
 
     env = make("tritoc")
     state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), 2))
@@ -207,7 +207,7 @@ def test_benchmark_loop_rolls_dice_inside_step():
 
 @pytest.mark.slow
 def test_benchmark_table():
-    from tris_envs.jax.bench import run
+    from tris_envs.bench.jax_games import run
 
     table = run(batches=(1, 8), length=5, rounds=1, ratio_rounds=2)
     assert "| pgx tic_tac_toe |" in table and "1.00x" in table
@@ -217,7 +217,7 @@ def test_benchmark_table():
 @pytest.mark.parametrize("actions, legal", [(9, [0, 4, 8]), (81, [2, 40, 80]),
                                              (378, [31, 32, 377])])
 def test_benchmark_draws_legal_actions_uniformly(actions, legal):
-    from tris_envs.jax.bench import uniform_legal
+    from tris_envs.bench.jax_games import uniform_legal
 
     mask = jnp.zeros((3000, actions), dtype=bool).at[:, jnp.array(legal)].set(True)
     counts = np.bincount(np.asarray(uniform_legal(jax.random.PRNGKey(0), mask)),
@@ -227,7 +227,7 @@ def test_benchmark_draws_legal_actions_uniformly(actions, legal):
 
 
 def test_benchmark_draws_only_legal_actions():
-    from tris_envs.jax.bench import uniform_legal
+    from tris_envs.bench.jax_games import uniform_legal
 
     key = jax.random.PRNGKey(1)
     mask = jax.random.bernoulli(key, 0.1, (2000, 100)).at[:, 99].set(True)

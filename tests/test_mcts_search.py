@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tris_envs.agents.mcts import MCTSAgent
-from tris_envs.benchmark import generic_playouts, playout_speedups
+from tris_envs.bench.engines import generic_playouts, playout_speedups
 from tris_envs.core import solve
 from tris_envs.core.game import CHANCE, TERMINAL, Game, resolve_chance
 from tris_envs.core.legal import nth_action

@@ -6,8 +6,6 @@ Nothing is trained (``make demo`` trains an agent; see the README). Run with
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
 
 from tris_envs.agents import GreedyAgent, RandomAgent
@@ -18,19 +16,14 @@ DESCRIPTION = ("watch greedy play random at Tant Fant: one game move by move, th
                "(nothing is trained; make demo trains an agent)")
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Print one game move by move and a greedy-vs-random match summary."""
-    parser = argparse.ArgumentParser(prog="tris-envs watch", description=DESCRIPTION)
-    parser.add_argument("--games", type=int, default=200, help="games in the match")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    if args.games < 1:
-        parser.error(f"argument --games: must be an integer >= 1, got {args.games}")
-    if args.seed < 0:
-        parser.error(f"argument --seed: must be an integer >= 0, got {args.seed}")
-
+def watch(games: int = 200, seed: int = 0) -> None:
+    """Print one game move by move and a greedy-vs-random match summary of ``games``
+    games."""
+    if games < 1 or seed < 0:
+        raise ValueError(f"watch needs games >= 1 and seed >= 0, got games={games}, "
+                         f"seed={seed}")
     game = TantFant()
-    rng = np.random.default_rng(args.seed)
+    rng = np.random.default_rng(seed)
     print("Tant Fant: greedy (White) against random (Black)\n")
     record = play_recorded(game, [GreedyAgent(rng), RandomAgent(rng)], rng)
     state = game.from_notation(record.start)
@@ -39,8 +32,5 @@ def main(argv: list[str] | None = None) -> None:
               f"    {position}")
         state = game.apply(state, action)
     print(f"\n{game.render_text(state)}\n")
-    print(play_match(game, "greedy", "random", n_games=args.games, seed=args.seed))
+    print(play_match(game, "greedy", "random", n_games=games, seed=seed))
 
-
-if __name__ == "__main__":
-    main()

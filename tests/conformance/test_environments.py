@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import supersuit
 
-from tris_envs.benchmark import pettingzoo_chain
+from tris_envs.bench.engines import pettingzoo_chain
 
 from cases import CASES, SPECS, module_of
 from checks import check_pickle_midgame, fuzz_env, run_pettingzoo_tests

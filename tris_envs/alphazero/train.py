@@ -30,15 +30,15 @@ Configs hold the keys of :class:`Config`; flags override them. A config may star
 another with ``base = "<name or path>"`` (:func:`read_config`): it then holds only what it
 changes. The package ships the config of each of its networks in :data:`CONFIG_DIR`, named
 as the network it trains (``az_<game>[__<option>=<value>...]``), and ``demo`` (``make
-demo``); ``--config`` takes such a name or a path. ``training/alphazero.py`` in a checkout
-is the same command.
+demo``); ``--config`` takes such a name or a path. The command's arguments are declared
+in :mod:`tris_envs.cli.train`; ``training/alphazero.py`` in a checkout is the loop as a
+short script.
 Needs ``pip install "tris_envs[jax]"``; the curve needs matplotlib, the TensorBoard logs
 PyTorch (both in ``tris_envs[train]``).
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import dataclasses
 import json
@@ -53,19 +53,15 @@ import numpy as np
 
 from tris_envs.agents import make_agent
 from tris_envs.core.errors import brief
-from tris_envs.core.options import parse_options
 from tris_envs.durable import (
-    Terminated,
     deferred_interrupts,
     replaced,
-    sigterm_as_interrupt,
     write_text,
 )
 from tris_envs.games import GAMES, make_game
 from tris_envs.machine import record
 from tris_envs.progress import Progress
 from tris_envs.settings import (
-    config_names,
     flag,
     integer,
     number,
@@ -640,11 +636,6 @@ def _plot(out: Path, rows: list[dict[str, Any]]) -> None:
     pyplot.close(figure)
 
 
-INTEGER_FLAGS = ("iterations", "envs", "steps", "simulations", "checkpoint_every",
-                 "eval_games", "eval_simulations", "play_simulations", "width", "blocks",
-                 "batch", "epochs", "seed")
-
-
 def config_file(config: str | None) -> Path | None:
     """``--config``'s file: a path as given (one ending in ``.toml`` or naming a file),
     else the shipped config of that name.
@@ -660,72 +651,26 @@ def config_file(config: str | None) -> Path | None:
     return shipped_config(config, CONFIG_DIR)
 
 
-def main(argv: list[str] | None = None, prog: str | None = None) -> int:
-    """Command line; errors in settings or files end with a message and exit status 2."""
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
-    parser.add_argument("--config", help="a TOML file with Config's keys, or the name of a "
-                        f"config the package ships ({', '.join(config_names(CONFIG_DIR))})")
-    parser.add_argument("--game")
-    parser.add_argument("--option", action="append", help="game option name=value")
-    parser.add_argument("--out", type=Path, help="the run directory")
-    parser.add_argument("--resume", type=Path, metavar="RUN_DIR",
-                        help="continue the run in RUN_DIR with its config.json")
-    for name in INTEGER_FLAGS:
-        parser.add_argument(f"--{name.replace('_', '-')}", type=int, dest=name)
-    parser.add_argument("--minutes", type=float, help="stop (resumably) after this much "
-                        "training time")
-    parser.add_argument("--opponents", type=lambda text: text.split(","),
-                        help="comma-separated agent specs for the evaluations")
-    parser.add_argument("--quiet", action="store_true", help="no progress lines")
-    args = parser.parse_args(argv)
+def resumed_config(run_dir: Path, minutes: float | None = None) -> Config:
+    """The config of the run in ``run_dir`` (its ``config.json``) for ``--resume``, with a
+    new budget of ``minutes`` (none: unlimited; a budget is for one invocation).
 
-    def run() -> Path:
-        if args.resume is not None:
-            if args.out is not None or args.config is not None:
-                raise ValueError("--resume RUN_DIR continues with RUN_DIR's config.json; "
-                                 "give neither --out nor --config")
-            saved = args.resume / "config.json"
-            if not saved.is_file():
-                raise ValueError(f"{args.resume} holds no run (config.json missing)")
-            try:
-                values = json.loads(saved.read_text())
-                if not isinstance(values, dict):
-                    raise ValueError("not a JSON object")
-            except ValueError as error:            # not JSON, not UTF-8, not an object
-                raise ValueError(f"{saved} is damaged ({_said(error)}): restore it "
-                                 "(the run's settings: those of the config and flags it "
-                                 "started with) to continue") from None
-            values["minutes"] = args.minutes or 0.0     # a budget is for one invocation
-            try:
-                config = load_config(None, values)
-            except ValueError as error:
-                raise ValueError(f"{saved}: {error}") from None
-            out, resume = args.resume, True
-        else:
-            if args.out is None:
-                raise ValueError("give --out RUN_DIR (or --resume RUN_DIR)")
-            overrides = {k: getattr(args, k) for k in (*INTEGER_FLAGS, "game", "minutes",
-                                                       "opponents")}
-            if args.option:
-                overrides["options"] = parse_options(args.option)
-            config = load_config(config_file(args.config), overrides)
-            out, resume = args.out, False
-        return train(config, out, resume=resume, quiet=args.quiet)
-
-    return command(parser.prog, run)
-
-
-def command(prog: str, run: Callable[[], Path]) -> int:
-    """A training command's end: ``run()``'s final network printed (exit status 0), or an
-    error in its settings or files as one line (2), or Ctrl-C (130) or SIGTERM (143), which
-    ``run`` handles alike (:func:`~tris_envs.durable.sigterm_as_interrupt`)."""
+    Raises:
+        ValueError: ``run_dir`` holds no run, or its ``config.json`` is damaged or invalid.
+    """
+    saved = run_dir / "config.json"
+    if not saved.is_file():
+        raise ValueError(f"{run_dir} holds no run (config.json missing)")
     try:
-        with sigterm_as_interrupt():
-            final = run()
-    except (ValueError, TypeError, OSError, ImportError) as error:
-        print(f"{prog}: error: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt as interrupt:
-        return 143 if isinstance(interrupt, Terminated) else 130
-    print(f"final network: {final} (play it with az:{final})")
-    return 0
+        values = json.loads(saved.read_text())
+        if not isinstance(values, dict):
+            raise ValueError("not a JSON object")
+    except ValueError as error:            # not JSON, not UTF-8, not an object
+        raise ValueError(f"{saved} is damaged ({_said(error)}): restore it "
+                         "(the run's settings: those of the config and flags it "
+                         "started with) to continue") from None
+    values["minutes"] = minutes or 0.0
+    try:
+        return load_config(None, values)
+    except ValueError as error:
+        raise ValueError(f"{saved}: {error}") from None

@@ -25,7 +25,6 @@ then one row per epoch). Needs ``pip install "tris_envs[jax]"``.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import multiprocessing
@@ -49,7 +48,6 @@ from tris_envs.agents.az_network import (
     with_inputs_of,
 )
 from tris_envs.core.game import Game
-from tris_envs.core.options import parse_options
 from tris_envs.durable import write_text
 from tris_envs.evaluation.records import play_recorded
 from tris_envs.games import make_game
@@ -275,30 +273,3 @@ def train(settings: Settings, out: Path, quiet: bool = False) -> Path:
 
         trained = fit(network, positions, policy, values, settings, epoch_done)
     return save(trained, out / "final.npz")
-
-
-def main(argv: list[str] | None = None, prog: str | None = None) -> int:
-    """Command line; errors in settings or files end with a message and exit status 2."""
-    from tris_envs.alphazero.train import command
-
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
-    parser.add_argument("--init", required=True, help="the starting network (.npz)")
-    parser.add_argument("--out", type=Path, required=True, help="the run directory")
-    parser.add_argument("--game", default=Settings.game)
-    parser.add_argument("--option", action="append", help="game option name=value "
-                        "(default: the options in the network's header)")
-    parser.add_argument("--opponent", default=Settings.opponent, help="agent spec")
-    for name in ("games", "seed", "epochs", "batch", "processes"):
-        parser.add_argument(f"--{name}", type=int, default=getattr(Settings, name))
-    parser.add_argument("--learning-rate", type=float, default=Settings.learning_rate)
-    parser.add_argument("--quiet", action="store_true", help="no progress lines")
-    args = parser.parse_args(argv)
-
-    def run() -> Path:
-        options = parse_options(args.option) if args.option else None
-        settings = Settings(args.init, args.game, options, args.opponent, args.games,
-                            args.seed, args.epochs, args.learning_rate, args.batch,
-                            args.processes)
-        return train(settings, args.out, quiet=args.quiet)
-
-    return command(parser.prog, run)

@@ -1,4 +1,5 @@
-"""Throughput and solver benchmark (``tris-envs bench``).
+"""Throughput and solver benchmark of the rules engines and their environments
+(``tris-envs bench``).
 
 Speeds are reported as ratios against PettingZoo's ``tictactoe_v3`` measured in the same
 process, so they mean the same on a fast or a loaded machine. Each environment is timed in
@@ -20,9 +21,16 @@ from typing import Any
 
 import numpy as np
 
+from tris_envs.agents.az import BATCH_SIZE, AZAgent, NetworkEvaluator
+from tris_envs.agents.az import EXPLORATION as AZ_EXPLORATION
+from tris_envs.agents.az_network import NetConfig, Network
+from tris_envs.agents.mcts import MCTSAgent
 from tris_envs.core.game import CHANCE, TERMINAL, Game, resolve_chance
 from tris_envs.core.solver import solve
 from tris_envs.games import GAMES, game_spec, make_game
+from tris_envs.games.doppia_scelta import SCHEMES, DoppiaScelta
+from tris_envs.games.tant_fant import TantFant
+from tris_envs.games.tris1 import Tris1
 
 BASELINE = "tictactoe_v3"
 
@@ -196,8 +204,6 @@ def mcts_simulations_per_second(game: Game, simulations: int, seed: int = 0,
     ``seed`` draws the start; the search goes on with that generator, or with one seeded
     by ``search_seed`` when given.
     """
-    from tris_envs.agents.mcts import MCTSAgent
-
     rng = np.random.default_rng(seed)
     state = resolve_chance(game, game.initial_state(rng), rng)
     if search_seed is not None:
@@ -357,10 +363,6 @@ def az_seconds_per_move(simulations: int, batch_size: int, moves: int, seed: int
     is the wall time less the moments other processes held the CPU (the network runs on
     one thread).
     """
-    from tris_envs.agents.az import EXPLORATION, NetworkEvaluator
-    from tris_envs.agents.az_network import NetConfig, Network
-    from tris_envs.agents.mcts import MCTSAgent
-
     game = make_game(AZ_CASE[0])
     rng = np.random.default_rng(seed)
     network = Network(game, NetConfig(game.info.name, {}, width, blocks, tactics=tactics,
@@ -370,7 +372,7 @@ def az_seconds_per_move(simulations: int, batch_size: int, moves: int, seed: int
 
     def act(state: Any) -> int:
         nonlocal searched
-        search = MCTSAgent(simulations, rng=rng, exploration=EXPLORATION, evaluator=evaluator,
+        search = MCTSAgent(simulations, rng=rng, exploration=AZ_EXPLORATION, evaluator=evaluator,
                            batch_size=batch_size)     # what AZAgent.act runs
         action = search.act(game, state)
         searched += search.last_simulations
@@ -385,8 +387,6 @@ def az_report(rounds: int, moves: int = 10) -> list[str]:
     and in the ``az`` agents' default batches, then in those batches with the tactics planes
     in the input and with the trap planes after them, best of ``rounds`` (round ``r`` plays
     from seed ``r``)."""
-    from tris_envs.agents.az import BATCH_SIZE
-
     name, width, blocks, simulations, target = AZ_CASE
     lines = ["", f"az:{simulations} on {name}, a random network of width {width} and "
              f"{blocks} blocks, {moves} moves of self-play, best of {rounds}", "",
@@ -419,8 +419,6 @@ def shipped_az_seconds_per_move(name: str, moves: int, seed: int = 0,
     seed ``seed``'s start (a new game when one ends); every move is timed, forced ones
     included.
     """
-    from tris_envs.agents.az import AZAgent
-
     game = make_game(name)
     rng = np.random.default_rng(seed)
     agent = AZAgent(simulations=simulations, rng=rng, mix=mix, batch_size=batch_size)
@@ -434,8 +432,6 @@ def shipped_az_report(rounds: int, moves: int = 10) -> list[str]:
     before those: 100 simulations, the network's values alone, in batches of
     :data:`~tris_envs.agents.az.BATCH_SIZE` (``AZAgent(simulations=100, mix=0,
     batch_size=BATCH_SIZE)``), best of ``rounds`` (round ``r`` plays from seed ``r``)."""
-    from tris_envs.agents.az import BATCH_SIZE, AZAgent
-
     name = SHIPPED_AZ_GAME
     agent = AZAgent()
     network = agent.network_for(make_game(name))
@@ -515,8 +511,6 @@ def like_for_like_report(names: list[str], simulations: int, rounds: int) -> lis
 
 def doppia_scelta_solves(boards: int, seed: int = 0) -> list[tuple[str, float, float]]:
     """Mean reachable positions and solve seconds of random boards, per scheme."""
-    from tris_envs.games.doppia_scelta import SCHEMES, DoppiaScelta
-
     rows = []
     for scheme in SCHEMES:
         game = DoppiaScelta(scheme=scheme)
@@ -530,9 +524,6 @@ def doppia_scelta_solves(boards: int, seed: int = 0) -> list[tuple[str, float, f
 
 def solver_cases() -> list[tuple[str, Game]]:
     """The games the benchmark solves exactly."""
-    from tris_envs.games.tant_fant import TantFant
-    from tris_envs.games.tris1 import Tris1
-
     cases: list[tuple[str, Game]] = [("tris1", Tris1())]
     for stalemate in ("draw", "loss"):
         for diagonal_only in (False, True):

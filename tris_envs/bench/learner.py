@@ -24,9 +24,9 @@ from tris_envs.agents.az_network import load
 from tris_envs.agents.shipped import SHIPPED_DIR
 from tris_envs.alphazero.jax_net import forward, input_of, params_of, policy_index
 from tris_envs.alphazero.learner import gumbel_search, make_recurrent
+from tris_envs.bench.jax_games import random_play
 from tris_envs.games import make_game
 from tris_envs.jax import make
-from tris_envs.jax.bench import random_play
 
 SIMULATIONS = (32, 128, 256, 512)
 GAME = "tritoc"

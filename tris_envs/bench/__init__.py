@@ -1,0 +1,12 @@
+"""The benchmarks of ``tris-envs bench``, one module for each thing measured:
+
+- :mod:`tris_envs.bench.engines`: the rules engines and their environments against
+  PettingZoo's ``tictactoe_v3``, the solver, our MCTS beside OpenSpiel's and the ``az``
+  agent per move (``tris-envs bench``, ``--mcts``);
+- :mod:`tris_envs.bench.jax_games`: the JAX games beside Pgx's (``--jax``, the jax extra);
+- :mod:`tris_envs.bench.learner`: the AlphaZero learner's self-play search (``--learner``,
+  the jax extra).
+
+The scripts in the checkout's ``benchmarks/`` call these. An application (the top layer of
+``tools/import_graph.py``): no module of the package below it imports it.
+"""

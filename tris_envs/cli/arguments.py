@@ -1,0 +1,96 @@
+"""What several subcommands declare alike: argument types, help texts, ``--trust-pickle``
+and the journal's flags."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from tris_envs.agents.spec import AGENT_HELP, AgentSpec
+from tris_envs.core.errors import brief
+from tris_envs.games import GAMES as REGISTRY
+
+GAMES = list(REGISTRY)
+"""The game names the commands take."""
+
+GAME_HELP = f"one of {', '.join(GAMES)}"
+OPTION_HELP = "game option name=value (repeatable), e.g. --option stalemate=loss"
+RAY_HELP = ("play the games on a Ray cluster: the one at ADDRESS (e.g. auto, 10.0.0.5:6379), "
+            "without ADDRESS the one Ray finds or a new local one (needs "
+            "tris_envs[distributed]; docs/distributed.md)")
+METRICS_HELP = ("also each agent's blunder and missed-win rates, and its value-keeping moves "
+                "where a solver exists, over all its games (games without dice); then its "
+                "results by seat with the move each decided game ended on, and by the "
+                "solved value of each start where a solver exists")
+QUIET_HELP = "no progress bar (it shows only when standard error is a terminal)"
+PROCESSES_HELP = ("worker processes (default 1); capped at the number of games and of CPUs, "
+                  "with a note when capped")
+TRUST_PICKLE_HELP = ("also load the pickled PPO files (a Stable-Baselines3 .zip, a .pt of "
+                     "policy.save) named on this command line: unpickling runs code from the "
+                     "file, so give it only for files you trust")
+"""The help of ``--trust-pickle``."""
+
+WITH_AGENTS: dict[str, Any] = {"epilog": AGENT_HELP,
+                               "formatter_class": argparse.RawDescriptionHelpFormatter}
+"""The keywords of a subcommand's parser whose help ends with the agent specs."""
+
+
+def at_least(least: int) -> Callable[[str], int]:
+    """An argparse ``type``: an integer of at least ``least`` (argparse names the option)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < least:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {least}, got {brief(text)}")
+        return value
+
+    parse.__name__ = f"integer >= {least}"
+    return parse
+
+
+def agent_spec(text: str) -> AgentSpec:
+    """An argparse ``type``: an agent spec, parsed once where the command line is read."""
+    try:
+        return AgentSpec.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def add_trust_pickle_argument(parser: argparse.ArgumentParser) -> None:
+    """``--trust-pickle`` on ``parser`` (``tris-envs evaluate``, ``eval``, ``tournament``,
+    ``play``): see :func:`tris_envs.agents.ppo.trust_pickle_specs`."""
+    parser.add_argument("--trust-pickle", action="store_true", help=TRUST_PICKLE_HELP)
+
+
+def add_journal_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--records``, ``--resume`` and ``--force`` of ``eval`` and ``tournament``."""
+    parser.add_argument("--records", metavar="FILE",
+                        help="write each finished game, with its moves, to FILE (JSON "
+                             "lines) as it ends (tris-envs replay shows them); without it a "
+                             "temporary file keeps the results and is removed at the end")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the interrupted run whose --records FILE is given")
+    parser.add_argument("--force", action="store_true",
+                        help="overwrite an existing --records FILE (without --resume or "
+                             "--force an existing file is refused)")
+
+
+def add_match_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags ``eval`` and ``tournament`` share after ``--seed``: ``--processes``,
+    ``--ray``; then (after ``tournament``'s ``--heatmap``) :func:`add_match_tail`."""
+    parser.add_argument("--processes", type=int, default=1, help=PROCESSES_HELP)
+    parser.add_argument("--ray", nargs="?", const=True, default=False, metavar="ADDRESS",
+                        help=RAY_HELP)
+
+
+def add_match_tail(parser: argparse.ArgumentParser) -> None:
+    """``--option``, ``--metrics``, ``--quiet``, the journal's flags and ``--trust-pickle``
+    of ``eval`` and ``tournament``."""
+    parser.add_argument("--option", action="append", help=OPTION_HELP)
+    parser.add_argument("--metrics", action="store_true", help=METRICS_HELP)
+    parser.add_argument("--quiet", action="store_true", help=QUIET_HELP)
+    add_journal_arguments(parser)
+    add_trust_pickle_argument(parser)

@@ -1,0 +1,196 @@
+"""``tris-envs train ppo|az|wary``: the learners' arguments, and the end of a training run
+(the final network, or one error line and exit status 2).
+
+The learners (:mod:`tris_envs.ppo.train`, :mod:`tris_envs.alphazero.train`,
+:mod:`tris_envs.alphazero.wary`) and their configs are documented in their modules and in
+:mod:`tris_envs.ppo.commands`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tris_envs.alphazero import train as az
+from tris_envs.alphazero import wary
+from tris_envs.core.options import parse_options
+from tris_envs.durable import Terminated, sigterm_as_interrupt
+from tris_envs.ppo.commands import config_from
+from tris_envs.progress import duration_text
+from tris_envs.settings import config_names
+
+AZ_INTEGER_FLAGS = ("iterations", "envs", "steps", "simulations", "checkpoint_every",
+                    "eval_games", "eval_simulations", "play_simulations", "width", "blocks",
+                    "batch", "epochs", "seed")
+"""The integer keys of :class:`tris_envs.alphazero.train.Config` that ``train az`` takes as
+flags (``--checkpoint-every`` for ``checkpoint_every``)."""
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    train = subparsers.add_parser(
+        "train", help="train a network: tris-envs train ppo|az|wary --help",
+        description="Train a network; each learner has its own arguments "
+                    "(tris-envs train ppo --help lists them).")
+    learners = train.add_subparsers(
+        dest="learner", required=True,
+        help="ppo: MaskablePPO with self-play (needs the train extra); az: the AlphaZero "
+             "learner in JAX (needs the jax and train extras); wary: teach an az network the "
+             "wary planes (needs the jax extra)")
+    _add_ppo(learners).set_defaults(run=run_ppo)
+    _add_az(learners).set_defaults(run=run_az)
+    _add_wary(learners).set_defaults(run=run_wary)
+    return train
+
+
+def run(args: argparse.Namespace) -> int:
+    """The learner's run; its exit status."""
+    status: int = args.run(args)
+    return status
+
+
+def _add_ppo(learners: Any) -> argparse.ArgumentParser:
+    parser = learners.add_parser("ppo", description="Train MaskablePPO with self-play on one "
+                                 "of the tris_envs games.")
+    parser.add_argument("--game", required=True, help="game name, e.g. tant_fant")
+    parser.add_argument("--timesteps", type=int, default=None, help="learner steps")
+    parser.add_argument("--config", type=Path, default=None,
+                        help="config TOML (default: the one shipped for --game)")
+    parser.add_argument("--seed", type=int, default=None, help="training seed")
+    parser.add_argument("--n-envs", type=int, default=None, help="parallel environments")
+    parser.add_argument("--out", type=Path, default=None, help="run directory "
+                        "(default runs/<game>)")
+    parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                        help="override a config value (TOML syntax), repeatable")
+    parser.add_argument("--force", action="store_true",
+                        help="replace the run --out holds (without it such a directory is "
+                             "refused)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress bar and no evaluation lines, only the summary")
+    parser.set_defaults(prog=parser.prog)
+    return parser
+
+
+def run_ppo(args: argparse.Namespace) -> int:
+    """``train ppo``: the run, then its summary; 2 on a bad config, ``--out``, checkpoint or
+    extra."""
+    try:
+        config = config_from(args.game, args.config, args.set, timesteps=args.timesteps,
+                             seed=args.seed, n_envs=args.n_envs)
+        from tris_envs.ppo.train import train  # torch: the train extra
+
+        run = train(config, args.out or Path("runs") / config.game,
+                    progress=not (args.no_progress or args.quiet),
+                    report=(lambda line: None) if args.quiet else None, force=args.force)
+    except (ValueError, OSError, ImportError) as error:  # checkpoint errors are ValueErrors
+        print(f"{args.prog}: error: {error}", file=sys.stderr)
+        return 2
+    rate = run.timesteps / run.seconds if run.seconds else float("nan")
+    print(f"trained {run.timesteps:,} steps in {duration_text(run.seconds)} ({rate:,.0f} "
+          f"steps/s, evaluations included) -> {run.final}")
+    if run.seconds:
+        training = run.seconds - run.evaluation_seconds
+        spent = ", ".join(f"{label} {seconds / training:.0%}" for label, seconds in sorted(
+            run.opponent_seconds.items(), key=lambda item: -item[1]))
+        print(f"  evaluations: {run.evaluation_seconds:.0f} s "
+              f"({run.evaluation_seconds / run.seconds:.1%} of the wall time)"
+              + (f"; opponents' moves: {spent} of the training time" if spent else ""))
+    for label, (n, score) in run.pool_results.items():
+        print(f"  training games vs {label}: {n}, score {score:.1%}")
+    print(f"progress: {run.csv}; learning curve: {run.curve}; best: {run.best}")
+    return 0
+
+
+def _add_az(learners: Any) -> argparse.ArgumentParser:
+    parser = learners.add_parser("az", description=_first_line(az.__doc__))
+    parser.add_argument("--config", help="a TOML file with Config's keys, or the name of a "
+                        f"config the package ships ({', '.join(config_names(az.CONFIG_DIR))})")
+    parser.add_argument("--game")
+    parser.add_argument("--option", action="append", help="game option name=value")
+    parser.add_argument("--out", type=Path, help="the run directory")
+    parser.add_argument("--resume", type=Path, metavar="RUN_DIR",
+                        help="continue the run in RUN_DIR with its config.json")
+    for name in AZ_INTEGER_FLAGS:
+        parser.add_argument(f"--{name.replace('_', '-')}", type=int, dest=name)
+    parser.add_argument("--minutes", type=float, help="stop (resumably) after this much "
+                        "training time")
+    parser.add_argument("--opponents", type=lambda text: text.split(","),
+                        help="comma-separated agent specs for the evaluations")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.set_defaults(prog=parser.prog)
+    return parser
+
+
+def run_az(args: argparse.Namespace) -> int:
+    """``train az``: a new run in ``--out`` from ``--config`` and the flags, or ``--resume``."""
+    def run() -> Path:
+        if args.resume is not None:
+            if args.out is not None or args.config is not None:
+                raise ValueError("--resume RUN_DIR continues with RUN_DIR's config.json; "
+                                 "give neither --out nor --config")
+            config = az.resumed_config(args.resume, args.minutes)
+            out, resume = args.resume, True
+        else:
+            if args.out is None:
+                raise ValueError("give --out RUN_DIR (or --resume RUN_DIR)")
+            overrides = {k: getattr(args, k) for k in (*AZ_INTEGER_FLAGS, "game", "minutes",
+                                                       "opponents")}
+            if args.option:
+                overrides["options"] = parse_options(args.option)
+            config = az.load_config(az.config_file(args.config), overrides)
+            out, resume = args.out, False
+        return az.train(config, out, resume=resume, quiet=args.quiet)
+
+    return finish(args.prog, run)
+
+
+def _add_wary(learners: Any) -> argparse.ArgumentParser:
+    defaults = wary.Settings
+    parser = learners.add_parser("wary", description=_first_line(wary.__doc__))
+    parser.add_argument("--init", required=True, help="the starting network (.npz)")
+    parser.add_argument("--out", type=Path, required=True, help="the run directory")
+    parser.add_argument("--game", default=defaults.game)
+    parser.add_argument("--option", action="append", help="game option name=value "
+                        "(default: the options in the network's header)")
+    parser.add_argument("--opponent", default=defaults.opponent, help="agent spec")
+    for name in ("games", "seed", "epochs", "batch", "processes"):
+        parser.add_argument(f"--{name}", type=int, default=getattr(defaults, name))
+    parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.set_defaults(prog=parser.prog)
+    return parser
+
+
+def run_wary(args: argparse.Namespace) -> int:
+    """``train wary``: :func:`tris_envs.alphazero.wary.train` with the flags' settings."""
+    def run() -> Path:
+        options = parse_options(args.option) if args.option else None
+        settings = wary.Settings(args.init, args.game, options, args.opponent, args.games,
+                                 args.seed, args.epochs, args.learning_rate, args.batch,
+                                 args.processes)
+        return wary.train(settings, args.out, quiet=args.quiet)
+
+    return finish(args.prog, run)
+
+
+def _first_line(docstring: str | None) -> str:
+    return (docstring or "").partition("\n")[0]
+
+
+def finish(prog: str, run: Callable[[], Path]) -> int:
+    """A training command's end: ``run()``'s final network printed (exit status 0), or an
+    error in its settings or files as one line (2), or Ctrl-C (130) or SIGTERM (143), which
+    ``run`` handles alike (:func:`~tris_envs.durable.sigterm_as_interrupt`)."""
+    try:
+        with sigterm_as_interrupt():
+            final = run()
+    except (ValueError, TypeError, OSError, ImportError) as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as interrupt:
+        return 143 if isinstance(interrupt, Terminated) else 130
+    print(f"final network: {final} (play it with az:{final})")
+    return 0
