@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from tris_envs.agents import MCTSAgent, make_agent
+from tris_envs.agents import AgentSpec, MCTSAgent, make_agent
 from tris_envs.agents.solver_agent import move_result, result_text, solution_for
 from tris_envs.core.game import TERMINAL, Game, resolve_chance, seeded_generator
 from tris_envs.games import GAMES
@@ -131,7 +131,7 @@ def hint_lines(game: Game, state: Any, rng: np.random.Generator) -> list[str]:
     return lines
 
 
-def play_session(game: Game, opponent: str, human_seat: int, seed: int | None = None,
+def play_session(game: Game, opponent: AgentSpec | str, human_seat: int, seed: int | None = None,
                  read: Callable[[str], str] = input,
                  write: Callable[[str], None] = print, warn: bool = True) -> int:
     """Run one game between a person (``human_seat``) and the ``opponent`` agent spec.

@@ -61,6 +61,7 @@ from tris_envs.agents.ppo_file import (
     write_policy,
 )
 from tris_envs.agents.shipped import SHIPPED_DIR
+from tris_envs.agents.spec import AgentSpec
 from tris_envs.core.game import Game
 
 if TYPE_CHECKING:
@@ -125,10 +126,10 @@ def trust_pickle_files(paths: Iterable[str | Path]) -> None:
     os.environ[TRUSTED_FILES] = os.pathsep.join(dict.fromkeys(known))
 
 
-def trust_pickle_specs(specs: Iterable[str]) -> None:
+def trust_pickle_specs(specs: Iterable[AgentSpec]) -> None:
     """Trust the files of the ``ppo:<path>`` specs among ``specs`` (``--trust-pickle``)."""
-    trust_pickle_files(spec[len("ppo:"):] for spec in specs
-                       if spec.startswith("ppo:") and len(spec) > len("ppo:"))
+    trust_pickle_files(spec.path for spec in specs
+                       if spec.family == "ppo" and spec.path is not None)
 
 
 def _trusted(path: Path) -> bool:
