@@ -160,6 +160,23 @@ def test_help_is_plain_text_and_describes_the_agents(command, capsys):
             assert spec in text
 
 
+@pytest.mark.parametrize("argv", [["--help"], ["train", "az", "--help"], ["bench", "--help"],
+                                  ["play", "--help"]])
+def test_help_imports_no_optional_extra(argv):
+    """The whole parser tree is built without torch, JAX, Ray, OpenSpiel, matplotlib or
+    pygame: ``tris-envs --help`` and ``tris-envs play`` need no extra."""
+    code = ("import sys\nfrom tris_envs.cli import main\n"
+            f"try:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
+            "extras = ('torch', 'jax', 'ray', 'pyspiel', 'matplotlib', 'pygame', 'mctx', "
+            "'sb3_contrib', 'tensorboard')\n"
+            "print(sorted(name for name in extras if name in sys.modules))")
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=True)
+    assert done.stdout.splitlines()[-1] == "[]", done.stdout
+    assert "usage: tris-envs" in done.stdout
+
 def test_agent_help_states_the_real_defaults():
     from tris_envs.agents import make_agent
     from tris_envs.agents.az import DEFAULT_SIMULATIONS
