@@ -5,8 +5,8 @@
   as a pure JAX function;
 * :mod:`~tris_envs.alphazero.learner`: self-play through mctx searches over the JAX games
   and the updates, one jitted function per iteration, sharded over the local devices;
-* :mod:`~tris_envs.alphazero.train`: the training command (configs, checkpoints, resume,
-  logs, evaluation), ``training/alphazero.py``.
+* :mod:`~tris_envs.alphazero.train`: a training run (configs, checkpoints, resume, logs,
+  evaluation) of ``tris-envs train az``.
 
 These need ``pip install "tris_envs[jax]"``. The ``az`` agents themselves (the network
 guiding the package's MCTS, NumPy only) live beside the other agents, in

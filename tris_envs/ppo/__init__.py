@@ -9,8 +9,9 @@
   many such games stepped together, the opponents' network moves batched (needs the train
   extra);
 - :mod:`tris_envs.ppo.train`: the training loop (needs the train extra);
-- :mod:`tris_envs.ppo.commands`: ``tris-envs train ppo`` and ``tris-envs evaluate``, with
-  the shipped configs in ``tris_envs/ppo/configs/``; ``--targets`` checks the game's
+- :mod:`tris_envs.ppo.commands`: the configs of ``tris-envs train ppo`` (shipped in
+  ``tris_envs/ppo/configs/``) and ``tris-envs evaluate``'s opponents (their flags:
+  :mod:`tris_envs.cli`); ``--targets`` checks the game's
   training targets (:mod:`tris_envs.evaluation.targets`).
 
 Only :mod:`~tris_envs.ppo.train` and :mod:`~tris_envs.ppo.batched` import PyTorch
