@@ -76,7 +76,7 @@ LAYERS: tuple[tuple[tuple[str, ...], str], ...] = (
 )
 """``(subpackages and modules of PACKAGE, role)`` by layer, lowest first; everything else
 is in the top layer, :data:`TOP`."""
-TOP = "the applications: cli, web, play, watch, replay, benchmark and the rest"
+TOP = "the applications: cli, bench, web, play, watch, replay and the rest"
 
 IMPORT_NAMES: dict[str, tuple[str, ...]] = {
     "open-spiel": ("open_spiel", "pyspiel"),       # one distribution, two top-level modules

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+import tris_envs
 from tris_envs.cli import (
     bench,
     evaluate,
@@ -35,15 +36,13 @@ SELF_REPORTING = ("train", "evaluate")
 
 
 class _Version(argparse.Action):
-    """``--version``: the installed package's version (read only when asked for)."""
+    """``--version``: the installed package's version."""
 
     def __init__(self, option_strings: list[str], dest: str, help: str | None = None) -> None:
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: Any, option_string: str | None = None) -> None:
-        import tris_envs
-
         print(f"{parser.prog} {tris_envs.__version__}")
         parser.exit()
 
