@@ -36,7 +36,7 @@ from typing import Any, NamedTuple, cast
 
 import numpy as np
 
-from tris_envs.agents import make_agent
+from tris_envs.agents import AgentSpec, make_agent
 from tris_envs.agents.az import AZAgent
 from tris_envs.agents.az_network import (
     Network,
@@ -112,7 +112,7 @@ class _Recorder:
 _Played = tuple[int, list[tuple[np.ndarray, np.ndarray, np.ndarray]], float]
 
 
-def _play(task: tuple[Network, str, int, range]) -> list[_Played]:
+def _play(task: tuple[Network, AgentSpec, int, range]) -> list[_Played]:
     """Play the games numbered ``task[3]``: each one's number, positions and the network's
     result."""
     network, opponent, seed, numbers = task
@@ -132,7 +132,8 @@ def play(network: Network, settings: Settings) -> Positions:
     """The positions of ``settings.games`` games of ``network`` alone against the
     opponent, in the games' order (the same for any number of processes)."""
     count = min(settings.processes, settings.games)
-    tasks = [(network, settings.opponent, settings.seed, range(i, settings.games, count))
+    opponent = AgentSpec.parse(settings.opponent)
+    tasks = [(network, opponent, settings.seed, range(i, settings.games, count))
              for i in range(count)]
     if count == 1:
         parts = [_play(tasks[0])]
