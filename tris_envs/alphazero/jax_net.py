@@ -8,7 +8,7 @@ further. Needs ``pip install "tris_envs[jax]"``.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
@@ -17,8 +17,11 @@ import numpy as np
 from tris_envs.agents.az_network import NetConfig, Network, tactic_planes, tactic_slots
 from tris_envs.core.game import Game
 from tris_envs.games import game_spec
+from tris_envs.jax import TrisEnv
+from tris_envs.jax.base import Array, GameState
 
-Params = dict[str, Any]
+Params = dict[str, Array]
+"""The network's weights by name (:func:`params_of`)."""
 
 
 def policy_index(game: Game) -> np.ndarray:
@@ -40,8 +43,9 @@ def network_of(params: Params, game: Game, config: NetConfig) -> Network:
                                   for name, w in params.items()})
 
 
-def input_of(env: Any, tactics: bool = False, trap_planes: bool = False) -> Any:
-    """``states -> (N, H, W, C)``: the network's input for a batch of JAX game states, their
+def input_of(env: TrisEnv, tactics: bool = False,
+             trap_planes: bool = False) -> Callable[[GameState], Array]:
+    """``states -> [N, H, W, C]``: the network's input for a batch of JAX game states, their
     observations with the tactics planes of :attr:`NetConfig.tactics` (the game's
     ``winning_moves`` and ``handovers``, as the rules core's ``tactical_moves``) when
     ``tactics``, and then the trap planes of :attr:`NetConfig.trap_planes` (the game's
@@ -52,15 +56,16 @@ def input_of(env: Any, tactics: bool = False, trap_planes: bool = False) -> Any:
     board = env.game.info.observation_shape[:2]
     flags_of = jax.vmap(lambda state: env.tactic_flags(state, trap_planes))
 
-    def inputs(states: Any) -> Any:
+    def inputs(states: GameState) -> Array:
         return jnp.concatenate([states.observation.astype(jnp.float32),
                                 tactic_planes(flags_of(states), slots, board, jnp)], axis=-1)
 
     return inputs
 
 
-def _conv(x: Any, kernel: Any, bias: Any) -> Any:
-    """"Same" 3x3 convolution of ``(N, H, W, Cin)`` with an HWIO kernel, as one matrix
+def _conv(x: Array, kernel: Array, bias: Array) -> Array:
+    """"Same" 3x3 convolution of ``x`` ``[N, H, W, Cin]`` with an HWIO kernel ``[3, 3, Cin,
+    Cout]`` and ``bias`` ``[Cout]`` (to ``[N, H, W, Cout]``), as one matrix
     product over the nine shifted copies of the board. On the CPU, XLA's own convolution
     is a little faster in one compiled training step but many times slower where the
     learner trains, inside a ``lax.scan`` over minibatches (JAX 0.10.2)."""
@@ -71,10 +76,11 @@ def _conv(x: Any, kernel: Any, bias: Any) -> Any:
     return patches @ kernel.reshape(9 * c, -1) + bias
 
 
-def forward(params: Params, observation: Any, index: Any, blocks: int) -> tuple[Any, Any]:
-    """Policy logits ``(N, num_actions)`` (unmasked) and values ``(N,)`` in [-1, 1] of a batch
-    of ``(N, H, W, C)`` observations, each from its player to move's view: the same function
-    of the weights as :meth:`Network.__call__`. ``index`` is :func:`policy_index`."""
+def forward(params: Params, observation: Array, index: Array,
+            blocks: int) -> tuple[Array, Array]:
+    """Policy logits ``[N, A]`` (unmasked) and values ``[N]`` in [-1, 1] of a batch of
+    ``observation`` ``[N, H, W, C]``, each from its player to move's view: the same function
+    of the weights as :meth:`Network.__call__`. ``index`` ``[A]`` is :func:`policy_index`."""
     x = jax.nn.relu(_conv(observation.astype(jnp.float32), params["stem.w"], params["stem.b"]))
     for i in range(blocks):
         y = jax.nn.relu(_conv(x, params[f"block{i}.w1"], params[f"block{i}.b1"]))
