@@ -92,7 +92,7 @@ DEFERRED: dict[str, str] = {
     "pettingzoo": LIGHT,
     "importlib.metadata": "about 25 ms, read on the first use of tris_envs.__version__, not "
                           "by ``import tris_envs``",
-    "fcntl": "POSIX only: durable.locked takes no lock where it is missing (Windows)",
+    "fcntl": "POSIX only: durable.exclusive takes no lock where it is missing (Windows)",
     "readline": "not on Windows; importing it gives input() line editing, wanted only where "
                 "a person types the moves",
 }
