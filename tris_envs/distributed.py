@@ -2,7 +2,8 @@
 
 :func:`ray_session` connects to a Ray cluster for the length of a run:
 :func:`~tris_envs.evaluation.play_match` and :func:`~tris_envs.evaluation.round_robin` with
-``ray=`` and ``tris-envs eval|tournament --ray`` go through it. Ray is imported here, lazily, so that ``tris_envs`` imports without it.
+``ray=`` and ``tris-envs eval|tournament --ray`` go through it. Ray is imported here,
+lazily, so that ``tris_envs`` imports without it.
 """
 
 from __future__ import annotations
