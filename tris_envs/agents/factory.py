@@ -8,7 +8,13 @@ from importlib import import_module
 
 import numpy as np
 
+from tris_envs.agents.alphabeta import AlphaBetaAgent
+from tris_envs.agents.az import AZAgent
+from tris_envs.agents.mcts import MCTSAgent
+from tris_envs.agents.ppo import PPOAgent
 from tris_envs.agents.protocol import Agent
+from tris_envs.agents.scripted import GreedyAgent, RandomAgent
+from tris_envs.agents.solver_agent import SolverAgent
 from tris_envs.agents.spec import AGENT_HELP, AGENT_SPECS, AgentSpec
 
 __all__ = ["AGENT_HELP", "AGENT_SPECS", "SPEC_PLUGINS", "make_agent"]
@@ -21,6 +27,11 @@ SPEC_PLUGINS: dict[str, str] = {
 ``(count, rng) -> Agent`` builder (the family's simulations or plies), imported on first use
 (as the registry imports the rules), so that the agents never import the integrations that
 build on them."""
+
+
+SIMPLE: dict[str, Callable[..., Agent]] = {"random": RandomAgent, "greedy": GreedyAgent,
+                                           "solver": SolverAgent}
+"""The families without a budget, by name."""
 
 
 def make_agent(spec: AgentSpec | str, rng: np.random.Generator | None = None) -> Agent:
@@ -46,29 +57,16 @@ def make_agent(spec: AgentSpec | str, rng: np.random.Generator | None = None) ->
         count = spec.simulations if spec.simulations is not None else spec.plies
         return make(count, rng=rng)
     if family == "az":
-        from tris_envs.agents.az import AZAgent
-
         return AZAgent(spec.path, spec.simulations, rng=rng)
     if family == "ppo":
-        from tris_envs.agents.ppo import PPOAgent
-
         return PPOAgent(spec.path, rng=rng)
     if family == "mcts":
-        from tris_envs.agents.mcts import MCTSAgent
-
         if spec.simulations is None and spec.seconds is None:
             return MCTSAgent(rng=rng)
         return MCTSAgent(simulations=spec.simulations, time_budget=spec.seconds, rng=rng,
                          decisive=spec.decisive)
     if family == "alphabeta":
-        from tris_envs.agents.alphabeta import AlphaBetaAgent
-
         if spec.plies is None and spec.seconds is None:
             return AlphaBetaAgent(rng=rng)
         return AlphaBetaAgent(plies=spec.plies, time_budget=spec.seconds, rng=rng)
-    from tris_envs.agents.scripted import GreedyAgent, RandomAgent
-    from tris_envs.agents.solver_agent import SolverAgent
-
-    simple: dict[str, Callable[..., Agent]] = {"random": RandomAgent, "greedy": GreedyAgent,
-                                               "solver": SolverAgent}
-    return simple[family](rng=rng)
+    return SIMPLE[family](rng=rng)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tris_envs.agents import PPOAgent
+from tris_envs.agents.az_network import load
 from tris_envs.agents.ppo import load_policy
 from tris_envs.agents.spec import AgentSpec
 from tris_envs.core.game import Game
@@ -64,8 +65,6 @@ def checkpoint_agent(checkpoint: str | Path, game: Game, deterministic: bool = T
             checkpoint.
     """
     if Path(checkpoint).suffix == ".npz":
-        from tris_envs.agents.az_network import load
-
         load(checkpoint, game)
         return AgentSpec("az", simulations=simulations, path=str(checkpoint))
     if simulations is not None:
