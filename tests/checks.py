@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from pettingzoo.test import api_test, render_test, seed_test
 
 from tris_envs.core.game import CHANCE, TERMINAL, Game
+from tris_envs.games import tactics_of
 
 
 def benchmark_script(name: str) -> ModuleType:
@@ -288,7 +289,7 @@ def safe_positions(game: Any, games: int, seed: int) -> list[Any]:
         state = game.initial_state(rng)
         while not game.is_terminal(state) and len(seen) < 400 * games:
             seen.append(state)
-            wins, handovers = game.tactical_moves(state)
+            wins, handovers = tactics_of(game).tactical_moves(state)
             legal = list(game.legal_actions(state))
             safe = [a for a in legal if not handovers[a]] or legal
             state = game.apply(state, int(rng.choice([a for a in safe if wins[a]] or safe)))
@@ -303,4 +304,4 @@ def trap_handovers_by_play(game: Any, state: Any) -> list[int]:
     if game.is_terminal(state) or state.placing:
         return []
     return [a for a in game.legal_actions(state) if not game.is_terminal(game.apply(state, a))
-            and game.trap_moves(game.apply(state, a)).any()]
+            and tactics_of(game).trap_moves(game.apply(state, a)).any()]

@@ -24,7 +24,7 @@ from tris_envs.agents.az_network import (
     with_inputs_of,
 )
 from tris_envs.core.game import allows_win, wins_at_once
-from tris_envs.games import make_game
+from tris_envs.games import make_game, tactics_of
 from tris_envs.games.tris2 import PLACEMENT_BASE
 
 from checks import TRIS2_BEFORE_WIN as BEFORE_WIN
@@ -47,7 +47,7 @@ def test_tactical_moves_are_the_one_move_wins_and_handovers(options):
     game = make_game("tris2", **options)
     wins_seen = handovers_seen = 0
     for state in positions(game, 8, seed=2):
-        wins, handovers = game.tactical_moves(state)
+        wins, handovers = tactics_of(game).tactical_moves(state)
         over = game.current_player(state) < 0
         rolls = [] if over or state.placing else [a for a in game.legal_actions(state)
                                                    if a < PLACEMENT_BASE]
@@ -68,11 +68,11 @@ def test_the_jax_games_tactics_are_the_rules_cores(options):
     winning, handovers = jax.jit(env.winning_moves), jax.jit(env.handovers)
     flags = jax.jit(env.tactic_flags)
     for state in positions(game, 8, seed=3):
-        wins, hands = game.tactical_moves(state)
+        wins, hands = tactics_of(game).tactical_moves(state)
         jax_state = env.from_core(state)
         assert np.array_equal(np.asarray(winning(jax_state)), wins)
         assert np.array_equal(np.asarray(handovers(jax_state)), hands)
-        assert np.array_equal(np.asarray(flags(jax_state)), game.tactic_flags(state))
+        assert np.array_equal(np.asarray(flags(jax_state)), tactics_of(game).tactic_flags(state))
 
 
 def test_the_planes_sit_on_the_policy_heads_cells():
@@ -80,7 +80,7 @@ def test_the_planes_sit_on_the_policy_heads_cells():
     logit, a handover's on the same cell in the second group of channels."""
     game = make_game("tris2")
     state = game.from_notation(BEFORE_WIN)
-    wins, handovers = game.tactical_moves(state)
+    wins, handovers = tactics_of(game).tactical_moves(state)
     assert wins.any() and handovers.any()
     network = Network(game, NetConfig("tris2", {}, 4, 1, tactics=True),
                       rng=np.random.default_rng(0))
@@ -157,7 +157,7 @@ def test_the_header_keeps_the_flag_and_only_tris2_has_tactics(tmp_path):
     plain = save(Network(game, NetConfig("tris2", {}, 4, 1)), tmp_path / "p.npz")
     with np.load(plain) as data:
         assert "tactics" not in str(data["__config__"])
-    with pytest.raises(ValueError, match="needs the game's tactical_moves"):
+    with pytest.raises(ValueError, match="tactics planes needs the tactics capability"):
         Network(make_game("tant_fant"), NetConfig("tant_fant", {}, 4, 1, tactics=True))
 
 
@@ -178,9 +178,9 @@ def test_a_tactics_run_saves_a_network_the_az_agents_play(tmp_path):
     assert load(final, game).config.tactics
     for spec in (f"az:{final}:0", f"az:{final}:4"):
         assert play_match(game, make_agent(spec), "greedy", n_games=2, seed=0).n_games == 2
-    with pytest.raises(ValueError, match="tactics = true needs the JAX game's tactic_flags"):
+    with pytest.raises(ValueError, match="tactics = true needs the tactics capability"):
         load_config(None, {"game": "tant_fant", "tactics": True})
-    with pytest.raises(ValueError, match="play_traps needs the rules core's tactical_moves"):
+    with pytest.raises(ValueError, match="play_traps = 0.5 needs the tactics capability"):
         load_config(None, {"game": "tant_fant", "play_traps": 0.5})
     traps = train(load_config(None, tiny | {"init": str(final), "iterations": 1,
                                             "play_traps": 0.5}), tmp_path / "traps", quiet=True)
@@ -240,7 +240,7 @@ def test_the_header_keeps_the_trap_rule_and_the_az_agent_follows_it(tmp_path, mo
     assert load(path, game).config.traps == 0.5
     with np.load(save(Network(game, NetConfig("tris2", {}, 4, 1)), tmp_path / "p.npz")) as data:
         assert "traps" not in str(data["__config__"])
-    with pytest.raises(ValueError, match="trap rule needs the game's tactical_moves"):
+    with pytest.raises(ValueError, match="the trap rule needs the tactics capability"):
         Network(make_game("tant_fant"), NetConfig("tant_fant", {}, 4, 1, traps=0.5))
     used = []
     monkeypatch.setattr(az, "trap_move", lambda game, state, root, share:
@@ -345,7 +345,7 @@ def test_trap_moves_leave_the_opponent_only_handovers(options):
     jax_flags = jax.jit(lambda state: env.tactic_flags(state, traps=True))
     found = 0
     for state in safe_positions(game, 4, seed=8)[::2]:
-        traps = game.trap_moves(state)
+        traps = tactics_of(game).trap_moves(state)
         rolls = ([] if game.is_terminal(state) or state.placing
                  else [a for a in game.legal_actions(state) if a < PLACEMENT_BASE])
         expected = []
@@ -357,7 +357,7 @@ def test_trap_moves_leave_the_opponent_only_handovers(options):
         assert np.flatnonzero(traps).tolist() == expected
         assert np.array_equal(np.asarray(jax_traps(env.from_core(state))), traps)
         assert np.array_equal(np.asarray(jax_flags(env.from_core(state))),
-                              game.tactic_flags(state, traps=True))
+                              tactics_of(game).tactic_flags(state, traps=True))
         found += len(expected)
     assert found > 0 or options.get("max_side") != 4
 
@@ -376,7 +376,7 @@ def test_trap_handovers_leave_the_opponent_a_trap():
     for state in safe_positions(game, 2, seed=3)[::6]:
         expected = trap_handovers_by_play(game, state)
         assert np.flatnonzero(np.asarray(handovers(env.from_core(state)))).tolist() == expected
-        assert np.flatnonzero(game.trap_handovers(state)).tolist() == expected
+        assert np.flatnonzero(tactics_of(game).trap_handovers(state)).tolist() == expected
         found += len(expected)
     assert found > 0
     state = game.initial_state(np.random.default_rng(0))
@@ -392,8 +392,8 @@ def test_a_trap_under_the_rule_of_4():
     opponent only moves that hand over a line."""
     game = make_game("tris2", max_side=4)
     state = game.from_notation(TRAP_POSITION)
-    assert [game.action_name(state, a) for a in np.flatnonzero(game.trap_moves(state))] \
-        == TRAP_MOVES
+    traps = np.flatnonzero(tactics_of(game).trap_moves(state))
+    assert [game.action_name(state, a) for a in traps] == TRAP_MOVES
 
 
 def test_the_trap_planes_come_third_and_numpy_and_jax_agree():
@@ -410,7 +410,7 @@ def test_the_trap_planes_come_third_and_numpy_and_jax_agree():
     assert inputs.shape[-1] == planes + 3 * channels == config.input_planes(game)
     tactics = Network(game, replace(config, trap_planes=False), rng=np.random.default_rng(9))
     assert np.array_equal(inputs[..., :planes + 2 * channels], tactics.inputs(states))
-    traps = np.stack([game.trap_moves(s) for s in states])[:, None]
+    traps = np.stack([tactics_of(game).trap_moves(s) for s in states])[:, None]
     assert traps.any()
     assert np.array_equal(inputs[..., planes + 2 * channels:],
                           tactic_planes(traps, tactic_slots(game), inputs.shape[1:3]))
@@ -469,7 +469,8 @@ def trap_handover_case(game):
     opponent a trap and no line, its moves that hand over no line and those of them that
     hand over a trap (the rules core's checks)."""
     state = next(s for s in safe_positions(game, 2, seed=3) if not game.is_terminal(s)
-                 and any(game.trap_moves(game.apply(s, a)).any() and not allows_win(game, s, a)
+                 and any(tactics_of(game).trap_moves(game.apply(s, a)).any()
+                         and not allows_win(game, s, a)
                          for a in game.legal_actions(s)
                          if not game.is_terminal(game.apply(s, a))))
     safe = np.zeros(len(game.legal_mask(state)), bool)
@@ -478,7 +479,7 @@ def trap_handover_case(game):
         child = game.apply(state, action)
         safe[action] = not allows_win(game, state, action)
         risky[action] = (safe[action] and not game.is_terminal(child)
-                         and game.trap_moves(child).any())
+                         and tactics_of(game).trap_moves(child).any())
     return state, safe, risky
 
 

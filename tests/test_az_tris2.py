@@ -12,7 +12,7 @@ from tris_envs.agents import make_agent
 from tris_envs.core.game import allows_win, wins_at_once
 from tris_envs.evaluation import play_match
 from tris_envs.evaluation.metrics import move_quality
-from tris_envs.games import make_game
+from tris_envs.games import make_game, tactics_of
 
 from checks import TRIS2_BEFORE_WIN as BEFORE_WIN
 from checks import TRIS2_TRAP, TRIS2_TRAP_MOVES, safe_positions
@@ -117,8 +117,9 @@ def test_the_rule_of_4_network_alone_plays_a_trap_wherever_it_has_one():
     agent = make_agent("az:0")
     offered = played = 0
     for state in safe_positions(game, 30, seed=12):
-        traps = game.trap_moves(state)
-        if game.is_terminal(state) or not traps.any() or game.tactical_moves(state)[0].any():
+        tactics = tactics_of(game)
+        traps = tactics.trap_moves(state)
+        if game.is_terminal(state) or not traps.any() or tactics.tactical_moves(state)[0].any():
             continue
         offered += 1
         played += bool(traps[agent.act(game, state)])
@@ -136,8 +137,8 @@ def test_the_rule_of_4_network_alone_hands_over_no_trap_where_it_has_another_mov
     for state in safe_positions(game, 30, seed=12):
         if game.is_terminal(state):
             continue
-        wins, handovers = game.tactical_moves(state)
-        traps = game.trap_handovers(state) & ~handovers
+        wins, handovers = tactics_of(game).tactical_moves(state)
+        traps = tactics_of(game).trap_handovers(state) & ~handovers
         clean = game.legal_mask(state).astype(bool) & ~handovers & ~traps
         if wins.any() or not traps.any() or not clean.any():
             continue

@@ -14,7 +14,7 @@ import pytest
 
 from tris_envs.agents.az_network import NetConfig, Network, load, save, with_inputs_of
 from tris_envs.core.game import allows_win
-from tris_envs.games import make_game
+from tris_envs.games import make_game, tactics_of
 
 from checks import safe_positions, trap_handovers_by_play
 
@@ -31,11 +31,11 @@ def test_trap_handovers_are_the_rolls_that_leave_the_opponent_a_trap(options):
     found = 0
     for state in safe_positions(game, 3, seed=21)[::2]:
         expected = trap_handovers_by_play(game, state)
-        assert np.flatnonzero(game.trap_handovers(state)).tolist() == expected
-        flags = game.tactic_flags(state, True, True)
-        assert np.array_equal(flags[:3], game.tactic_flags(state, True))
-        assert np.array_equal(flags[3], game.trap_handovers(state))
-        assert np.array_equal(game.tactic_flags(state, False, True)[2], flags[3])
+        assert np.flatnonzero(tactics_of(game).trap_handovers(state)).tolist() == expected
+        flags = tactics_of(game).tactic_flags(state, True, True)
+        assert np.array_equal(flags[:3], tactics_of(game).tactic_flags(state, True))
+        assert np.array_equal(flags[3], tactics_of(game).trap_handovers(state))
+        assert np.array_equal(tactics_of(game).tactic_flags(state, False, True)[2], flags[3])
         found += len(expected)
     assert found > 0 or options.get("max_side") != 4
 
@@ -86,7 +86,7 @@ def test_the_targets_drop_the_traps_handed_over_and_keep_the_rest():
     game = make_game("tris2", max_side=4)
     state, safe, risky = wary_case(game)
     network = with_inputs_of(Network(game, TRAPS, rng=np.random.default_rng(5)), WARY)
-    flags = game.tactic_flags(state, True, True)[None]
+    flags = tactics_of(game).tactic_flags(state, True, True)[None]
     observation = game.observation(state, game.current_player(state))[None].astype(np.int8)
     inputs = network_inputs(network, observation, flags)
     assert np.array_equal(inputs, network.inputs([state]))
@@ -138,7 +138,7 @@ def test_a_tiny_run_saves_a_wary_network_the_az_agents_play(tmp_path):
 @pytest.mark.parametrize("change, message", [
     ({"games": 0}, "games must be at least 1"), ({"epochs": 0}, "epochs must be at least 1"),
     ({"learning_rate": 0.0}, "learning_rate must be positive"),
-    ({"game": "tant_fant", "options": {}}, "need the rules core's trap_handovers"),
+    ({"game": "tant_fant", "options": {}}, "training wary planes needs the wary capability"),
     ({"opponent": "nobody"}, "nobody"),
 ])
 def test_bad_settings_are_refused(tmp_path, change, message):

@@ -29,11 +29,12 @@ from typing import Any, cast
 
 import numpy as np
 
-from tris_envs.agents.az_network import Network, Tactical, load
+from tris_envs.agents.az_network import Network, load
 from tris_envs.agents.cache import LRUCache
 from tris_envs.agents.mcts import Evaluation, MCTSAgent, MCTSNode, Uniforms
 from tris_envs.agents.shipped import SHIPPED_DIR
 from tris_envs.core.game import Game, wins_at_once
+from tris_envs.games import tactics_of
 from tris_envs.settings import number
 
 DEFAULT_SIMULATIONS = 100
@@ -168,7 +169,7 @@ def trap_move(game: Game, state: Any, root: MCTSNode, share: float) -> int:
     best = MCTSAgent.best_action(root)
     if any(child.proven == 1 for child in root.children):      # a proven win is played
         return best
-    tactical = cast(Tactical, game).tactical_moves
+    tactical = tactics_of(game, "the trap rule").tactical_moves
     handovers = tactical(state)[1]
     top = max(child.visits for child in root.children)
     candidates = [child.action for child in root.children

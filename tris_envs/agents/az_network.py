@@ -28,7 +28,7 @@ import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol, cast, runtime_checkable
+from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -36,7 +36,7 @@ from numpy.lib.stride_tricks import as_strided
 from tris_envs.core.errors import brief
 from tris_envs.core.game import Game
 from tris_envs.durable import replaced
-from tris_envs.games import game_spec
+from tris_envs.games import game_spec, require, tactics_of
 from tris_envs.settings import Check, flag, integer, number, table
 
 FORMAT = 2
@@ -66,30 +66,6 @@ field is required), in the order of :class:`NetConfig`'s fields after ``format``
 class NonFiniteOutputs(ValueError):
     """A network gave logits or values that are not finite numbers (NaN or infinite): no
     move can be chosen from them."""
-
-
-@runtime_checkable
-class Tactical(Protocol):
-    """A game whose rules core gives each position's one-move tactics (Tris 2), what a
-    network with :attr:`NetConfig.tactics` reads, and its two-move traps, what one with
-    :attr:`NetConfig.trap_planes` reads."""
-
-    def tactical_moves(self, state: Any) -> tuple[np.ndarray, np.ndarray]:
-        """``(wins, handovers)``: ``bool`` vectors over the actions, the legal moves after
-        which the player to move has won, and those after which the opponent can win at
-        once."""
-        ...
-
-    def trap_moves(self, state: Any) -> np.ndarray:
-        """``bool`` vector over the actions: the legal moves after which every legal move
-        of the opponent hands a win in one back."""
-        ...
-
-    def tactic_flags(self, state: Any, traps: bool = False, wary: bool = False) -> np.ndarray:
-        """The wins and handovers, with ``traps`` also the traps, with ``wary`` then the
-        moves that hand the opponent a trap, as the rows of one ``bool`` array ``(2 +
-        traps + wary, num_actions)``, in one pass over the moves."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -202,12 +178,10 @@ class Network:
                  rng: np.random.Generator | None = None) -> None:
         if config.game != game.info.name:
             raise ValueError(f"a network for {config.game!r} cannot play {game.info.name!r}")
-        if config.tactics and not isinstance(game, Tactical):
-            raise ValueError(f"a network with tactics planes needs the game's tactical_moves, "
-                             f"which {game.info.name!r} does not have")
-        if config.traps and not isinstance(game, Tactical):
-            raise ValueError(f"a network with the trap rule needs the game's tactical_moves, "
-                             f"which {game.info.name!r} does not have")
+        if config.tactics:
+            require(game.info.name, "tactics", "a network with tactics planes")
+        if config.traps:
+            require(game.info.name, "tactics", "a network with the trap rule")
         if config.trap_planes and not config.tactics:
             raise ValueError("a network with trap planes needs the tactics planes too "
                              "(tactics = true)")
@@ -273,7 +247,7 @@ class Network:
         observations = np.stack([game.observation(s, game.current_player(s)) for s in states])
         if self.tactic_slots is None:
             return observations
-        flags_of, config = cast(Tactical, game).tactic_flags, self.config
+        flags_of, config = tactics_of(game).tactic_flags, self.config
         flags = np.stack([flags_of(s, config.trap_planes, config.wary_planes) for s in states])
         planes = tactic_planes(flags, self.tactic_slots, observations.shape[1:3])
         return np.concatenate([observations, planes], axis=-1)

@@ -58,7 +58,7 @@ from tris_envs.durable import (
     replaced,
     write_text,
 )
-from tris_envs.games import GAMES, make_game
+from tris_envs.games import GAMES, make_game, require
 from tris_envs.machine import record
 from tris_envs.progress import Progress
 from tris_envs.settings import (
@@ -197,22 +197,12 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
                          "with the blunders)")
     for spec in config.opponents:
         make_agent(spec)
-    from tris_envs.agents.az_network import Tactical
-
-    if config.play_traps and not isinstance(game, Tactical):
-        raise ValueError(f"play_traps needs the rules core's tactical_moves, which "
-                         f"{config.game!r} does not have")
-    for key, method in (("decisive", "winning_moves"), ("safe", "blunders"),
-                        ("tactics", "tactic_flags"), ("greedy", "blunders"),
-                        ("wary", "hands_over_traps")):
+    for key, capability in (("play_traps", "tactics"), ("decisive", "tactics"),
+                            ("safe", "tactics"), ("tactics", "tactics"), ("greedy", "tactics"),
+                            ("trap_planes", "traps"), ("wary", "wary")):
         value = getattr(config, key)
         if value:
-            from tris_envs.jax import make
-
-            if not hasattr(make(config.game, **config.options), method):
-                shown = "true" if value is True else value
-                raise ValueError(f"{key} = {shown} needs the JAX game's {method}, which "
-                                 f"{config.game!r} does not have")
+            require(config.game, capability, f"{key} = {'true' if value is True else value}")
     if config.envs * config.steps % config.batch:
         raise ValueError(f"batch={config.batch} must divide envs * steps = "
                          f"{config.envs * config.steps}")

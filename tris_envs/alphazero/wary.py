@@ -40,7 +40,6 @@ from tris_envs.agents import AgentSpec, make_agent
 from tris_envs.agents.az import AZAgent
 from tris_envs.agents.az_network import (
     Network,
-    Tactical,
     load,
     masked_softmax,
     save,
@@ -50,7 +49,7 @@ from tris_envs.agents.az_network import (
 from tris_envs.core.game import Game
 from tris_envs.durable import write_text
 from tris_envs.evaluation.records import play_recorded
-from tris_envs.games import make_game
+from tris_envs.games import make_game, require, tactics_of
 from tris_envs.machine import record
 
 
@@ -103,7 +102,7 @@ class _Recorder:
 
     def act(self, game: Game, state: Any) -> int:
         if len(game.legal_actions(state)) > 1:
-            flags = cast(Tactical, game).tactic_flags(state, True, True)
+            flags = tactics_of(game).tactic_flags(state, True, True)
             self.rows.append((game.observation(state, game.current_player(state)), flags,
                               game.legal_mask(state).astype(bool)))
         return self.agent.act(game, state)
@@ -227,7 +226,7 @@ def train(settings: Settings, out: Path, quiet: bool = False) -> Path:
 
     Raises:
         ValueError: bad settings, a network without trap planes, a game without
-            ``trap_handovers``, or ``out`` that already holds a run.
+            the ``wary`` capability, or ``out`` that already holds a run.
     """
     for name in ("games", "epochs", "batch", "processes"):
         if getattr(settings, name) < 1:
@@ -235,9 +234,7 @@ def train(settings: Settings, out: Path, quiet: bool = False) -> Path:
     if not settings.learning_rate > 0:
         raise ValueError(f"learning_rate must be positive, not {settings.learning_rate}")
     game = make_game(settings.game)
-    if not hasattr(game, "trap_handovers"):
-        raise ValueError(f"wary planes need the rules core's trap_handovers, which "
-                         f"{settings.game!r} does not have")
+    require(settings.game, "wary", "training wary planes")
     make_agent(settings.opponent)
     options = settings.options
     if options is None:

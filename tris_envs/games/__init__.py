@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from tris_envs.core.capabilities import CAPABILITIES, Tactical
 from tris_envs.core.errors import brief
 from tris_envs.core.policy import PolicyLayout, Slot
 
@@ -52,6 +53,14 @@ class GameSpec:
             solver within ``value`` of the solver's own score in the same games (``"vs
             reference"``); :mod:`tris_envs.evaluation.targets` checks them.
         version: The environment's version (``tant_fant_v0``).
+        capabilities: What the game can do beyond its rules, names of
+            :data:`~tris_envs.core.capabilities.CAPABILITIES` (Tris 2: ``tactics``,
+            ``traps``, ``wary``); code that needs one reads this (:func:`require`), never
+            probes the classes.
+        tactics: ``"module:Class"`` of the game's tactics over its rules core (a
+            :class:`~tris_envs.core.capabilities.Tactical` built from the rules core,
+            :func:`tactics_of`), imported on first use; ``""`` unless the game has the
+            ``tactics`` capability.
     """
 
     name: str
@@ -63,6 +72,20 @@ class GameSpec:
     option_sets: tuple[Mapping[str, Any], ...] = ({},)
     targets: tuple[tuple[str, str, float], ...] = ()
     version: int = 0
+    capabilities: frozenset[str] = frozenset()
+    tactics: str = ""
+
+    def __post_init__(self) -> None:
+        unknown = self.capabilities - set(CAPABILITIES)
+        if unknown:
+            raise ValueError(f"game {self.name!r} declares unknown capabilities "
+                             f"{sorted(unknown)}; known: {', '.join(CAPABILITIES)}")
+        if ("tactics" in self.capabilities) != bool(self.tactics):
+            raise ValueError(f"game {self.name!r}: the tactics capability and a tactics class "
+                             "go together (GameSpec.tactics names the class)")
+        if self.capabilities and "tactics" not in self.capabilities:
+            raise ValueError(f"game {self.name!r}: capabilities {sorted(self.capabilities)} "
+                             "need the tactics capability (its object gives them)")
 
     @property
     def env_name(self) -> str:
@@ -104,6 +127,15 @@ class GameSpec:
         layout: PolicyLayout = importlib.import_module(f"{self.package}.state").POLICY_LAYOUT
         return layout
 
+    def require(self, capability: str, setting: str) -> None:
+        """Nothing if the game declares ``capability``, else a one-line ``ValueError``
+        saying that ``setting`` (``"play_traps = 0.5"``) needs it and which games have it."""
+        if capability not in self.capabilities:
+            having = [spec.name for spec in GAMES.values() if capability in spec.capabilities]
+            raise ValueError(f"{setting} needs the {capability} capability "
+                             f"({CAPABILITIES[capability].description}), which {self.name!r} "
+                             f"does not have; games with it: {', '.join(having) or 'none'}")
+
     def make(self, **options: Any) -> Game:
         """The rules core with ``options``; ``ValueError`` naming an unknown option."""
         cls = self.game_class
@@ -124,7 +156,9 @@ GAMES: Mapping[str, GameSpec] = MappingProxyType({spec.name: spec for spec in (
     GameSpec("tris2", "Tris 2", "tris_envs.games.tris2:Tris2", solvable=False,
              bench_ratio=1.5, jax="tris_envs.jax.tris2:Tris2",
              option_sets=({}, {"setup": "placement"}, {"max_side": 4}, {"fair": True}),
-             targets=(("random", ">=", 0.95), ("greedy", ">", 0.6), ("mcts:100", ">", 0.5))),
+             targets=(("random", ">=", 0.95), ("greedy", ">", 0.6), ("mcts:100", ">", 0.5)),
+             capabilities=frozenset({"tactics", "traps", "wary"}),
+             tactics="tris_envs.games.tris2.tactics:Tris2Tactics"),
     GameSpec("tris1", "Tris 1", "tris_envs.games.tris1:Tris1", solvable=True,
              bench_ratio=3.0, jax="tris_envs.jax.tris1:Tris1",
              targets=(("solver", "losses", 0), ("*", "optimal", 0.99))),
@@ -174,4 +208,26 @@ def make_game(name: str, **options: Any) -> Game:
     return game_spec(name).make(**options)
 
 
-__all__ = ["GAMES", "NAMESPACE", "GameSpec", "PolicyLayout", "Slot", "game_spec", "make_game"]
+def require(name: str, capability: str, setting: str) -> None:
+    """:meth:`GameSpec.require` of game ``name``: a one-line ``ValueError`` unless it
+    declares ``capability``, saying that ``setting`` needs it."""
+    game_spec(name).require(capability, setting)
+
+
+def tactics_of(game: Game, setting: str = "this") -> Tactical:
+    """The tactics of rules core ``game`` (the class its ``GameSpec.tactics`` names, built
+    from ``game``).
+
+    Raises:
+        ValueError: the game has no tactics capability; the message says that ``setting``
+            needs it.
+    """
+    spec = game_spec(game.info.name)
+    spec.require("tactics", setting)
+    module, _, attribute = spec.tactics.partition(":")
+    tactics: Tactical = getattr(importlib.import_module(module), attribute)(game)
+    return tactics
+
+
+__all__ = ["GAMES", "NAMESPACE", "GameSpec", "PolicyLayout", "Slot", "game_spec", "make_game",
+           "require", "tactics_of"]

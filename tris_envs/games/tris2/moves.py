@@ -460,3 +460,21 @@ def has_line(mask: int) -> bool:
         return True
     a = mask & mask >> (PAD - 1)
     return bool(a & a >> (PAD - 1))
+
+
+def can_win(tops: tuple[int, int, int], odd: int, legal: int) -> bool:
+    """Whether one of the rolls in ``legal`` makes a line, on a position's bit masks:
+    ``tops`` (the dice per top symbol) and ``odd`` (the dice in an odd orientation ``k``).
+    A roll's new top symbol always differs from the old one, so the die's old cell never
+    counts."""
+    x, o = tops[0], tops[1]
+    while legal:
+        low = legal & -legal
+        legal ^= low
+        action = low.bit_length() - 1
+        d = action & 3
+        p = CELL_P[action >> 2]
+        t = 0 if x >> p & 1 else 1 if o >> p & 1 else 2
+        if has_line(tops[ROLL[2 * t + (odd >> p & 1)][d] >> 1] | 1 << p + STEP[d]):
+            return True
+    return False

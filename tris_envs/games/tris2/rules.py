@@ -15,6 +15,7 @@ The dice move on an unbounded grid seen through a frame, their bounding box: geo
 generation live in :mod:`~tris_envs.games.tris2.moves`, the position in
 :mod:`~tris_envs.games.tris2.state`, position strings in :mod:`~tris_envs.games.tris2.notation`,
 text and pictures in :mod:`~tris_envs.games.tris2.drawing`; the :class:`Tris2` methods delegate.
+The tactics a network reads are in :mod:`~tris_envs.games.tris2.tactics`, over these rules.
 
 Actions: roll ``f*4 + d`` (0..323) for frame cell ``f = r*9 + c`` and direction ``d`` (N E S W
 = 0 1 2 3); placement ``324 + cell*6 + k`` (324..377) with
@@ -52,6 +53,7 @@ from tris_envs.games.tris2.moves import (
     N,
     S,
     W,
+    can_win,
     connected,
     geometric_rolls,
     has_line,
@@ -126,8 +128,9 @@ class Tris2(Game[Tris2State]):
         self._blocked[height, width] = blocked
         return blocked
 
-    def _rolls(self, occ: int, height: int, width: int, last: int) -> int:
-        """Legal rolls as an action bit mask: the geometric ones, within ``max_side`` and
+    def legal_rolls(self, occ: int, height: int, width: int, last: int) -> int:
+        """Legal rolls as an action bit mask, on a position's occupancy ``occ`` (padded
+        grid), frame size and ``last`` roll: the geometric ones, within ``max_side`` and
         not undoing the last move."""
         legal = GEOMETRIC.get(occ)
         if legal is None:
@@ -169,144 +172,6 @@ class Tris2(Game[Tris2State]):
         (positions rarely repeat)."""
         return self.legal_sets.masks_from_bits([state.legal for state in states])
 
-    def tactical_moves(self, state: Tris2State) -> tuple[np.ndarray, np.ndarray]:
-        """``(wins, handovers)``, two ``bool`` vectors of length 378: the legal rolls after
-        which the player to move has won, and those after which the game goes on and the
-        opponent can win at once (what the JAX game's ``winning_moves`` and ``handovers``
-        give; the input planes of a network trained with ``tactics``). Placements are
-        neither; both are empty in a finished game."""
-        wins, handovers = self.tactic_flags(state)
-        return wins, handovers
-
-    def trap_moves(self, state: Tris2State) -> np.ndarray:
-        """``bool`` vector of length 378: the legal rolls after which the game goes on and
-        every legal move of the opponent (at least one) hands a win in one back, a
-        zugzwang (what the JAX game's ``trap_moves`` gives; the third group of input
-        planes of a network trained with ``trap_planes``). Placements are none; none in a
-        finished game."""
-        return self.tactic_flags(state, traps=True)[2]
-
-    def tactic_flags(self, state: Tris2State, traps: bool = False,
-                     wary: bool = False) -> np.ndarray:
-        """:meth:`tactical_moves`' wins and handovers, with ``traps`` also
-        :meth:`trap_moves`, and with ``wary`` then :meth:`trap_handovers`, as the rows of
-        one ``bool`` array of shape ``(2 + traps + wary, 378)``, from one pass over the
-        legal rolls (a trap is never a handover: the opponent's winning reply ends the
-        game). The positions are played on the bit masks alone (:meth:`_roll`), without
-        boards."""
-        flags = np.zeros((2 + traps + wary, NUM_ACTIONS), dtype=bool)
-        if state.result != ONGOING or state.placing:
-            return flags
-        tops, odd = (state.top_x, state.top_o, state.top_bar), self._odd(state)
-        legal, roll, can_win = state.legal, self._roll, self._can_win
-        while legal:
-            low = legal & -legal
-            legal ^= low
-            action = low.bit_length() - 1
-            child = roll(tops, odd, state.height, state.width, action)
-            if child[5]:
-                flags[0, action] = True
-                continue
-            if not child[4]:
-                continue
-            if can_win(child[0], child[1], child[4]):
-                flags[1, action] = True
-            elif traps:
-                flags[2, action] = self._every_reply_hands_over(*child[:5])
-            if wary:
-                flags[-1, action] = self._has_trap(*child[:5])
-        return flags
-
-    def trap_handovers(self, state: Tris2State) -> np.ndarray:
-        """``bool`` vector of length 378: the legal rolls after which the game goes on and
-        the opponent has a trap (one of :meth:`trap_moves` of the position each leaves), a
-        zugzwang handed over (what the JAX game's ``trap_handovers`` gives; the fourth
-        group of input planes of a network with ``wary_planes``). Placements are none; none
-        in a finished game."""
-        return self.tactic_flags(state, wary=True)[2]
-
-    def _has_trap(self, tops: tuple[int, int, int], odd: int, height: int, width: int,
-                  legal: int) -> bool:
-        """Whether one of the rolls in ``legal`` (the player to move's) is a trap: it makes
-        no line and leaves the opponent replies that all hand over a win in one."""
-        while legal:
-            low = legal & -legal
-            legal ^= low
-            after = self._roll(tops, odd, height, width, low.bit_length() - 1)
-            if (after[4] and not self._can_win(after[0], after[1], after[4])
-                    and self._every_reply_hands_over(*after[:5])):
-                return True
-        return False
-
-    def _every_reply_hands_over(self, tops: tuple[int, int, int], odd: int, height: int,
-                                width: int, legal: int) -> bool:
-        """Whether after each roll in ``legal`` (the opponent's, none of which wins) the
-        game goes on and the player who set the trap can win at once."""
-        while legal:
-            low = legal & -legal
-            legal ^= low
-            after = self._roll(tops, odd, height, width, low.bit_length() - 1)
-            if not after[4] or not self._can_win(after[0], after[1], after[4]):
-                return False
-        return True
-
-    def _roll(self, tops: tuple[int, int, int], odd: int, height: int, width: int,
-              action: int) -> tuple[tuple[int, int, int], int, int, int, int, bool]:
-        """The legal roll ``action`` on a position's bit masks: ``tops``, ``odd`` (the dice
-        in an odd orientation ``k``), the frame's ``height`` and ``width``. Returns the
-        same four after it, re-anchored, then the opponent's legal rolls (0 after a win or
-        when none is left) and whether the roll made a line."""
-        d = action & 3
-        p = CELL_P[action >> 2]
-        q = p + STEP[d]
-        t = 0 if tops[0] >> p & 1 else 1 if tops[1] >> p & 1 else 2
-        k = ROLL[2 * t + (odd >> p & 1)][d]
-        masks = [tops[0], tops[1], tops[2]]
-        masks[t] ^= 1 << p
-        masks[k >> 1] |= 1 << q
-        odd = odd & ~(1 << p) | (k & 1) << q
-        if has_line(masks[k >> 1]):
-            return (masks[0], masks[1], masks[2]), odd, height, width, 0, True
-        occ = masks[0] | masks[1] | masks[2]
-        shift, height, width = reframe(occ, p, q, d, height, width)
-        if shift > 0:
-            masks = [masks[0] << shift, masks[1] << shift, masks[2] << shift]
-            occ, odd = occ << shift, odd << shift
-        elif shift < 0:
-            masks = [masks[0] >> -shift, masks[1] >> -shift, masks[2] >> -shift]
-            occ, odd = occ >> -shift, odd >> -shift
-        legal = self._rolls(occ, height, width, FRAME_CELL[q + shift] << 2 | d)
-        return (masks[0], masks[1], masks[2]), odd, height, width, legal, False
-
-    @staticmethod
-    def _odd(state: Tris2State) -> int:
-        """Bit mask (padded grid) of the dice in an odd orientation ``k``."""
-        board, odd = state.board, 0
-        rest = state.occupied
-        while rest:
-            low = rest & -rest
-            if not board[FRAME_CELL[low.bit_length() - 1]] & 1:   # byte 1 + k, k odd
-                odd |= low
-            rest ^= low
-        return odd
-
-    @staticmethod
-    def _can_win(tops: tuple[int, int, int], odd: int, legal: int) -> bool:
-        """Whether one of the rolls in ``legal`` makes a line, in the rolling phase (a
-        roll's new top symbol always differs from the old one, so the die's old cell never
-        counts)."""
-        x, o = tops[0], tops[1]
-        while legal:
-            low = legal & -legal
-            legal ^= low
-            action = low.bit_length() - 1
-            d = action & 3
-            p = CELL_P[action >> 2]
-            t = 0 if x >> p & 1 else 1 if o >> p & 1 else 2
-            if has_line(tops[ROLL[2 * t + (odd >> p & 1)][d] >> 1] | 1 << p + STEP[d]):
-                return True
-        return False
-
     def placement_safe(self, state: Tris2State, memo: dict[Tris2State, bool]) -> bool:
         """Whether ``player_0`` can finish the placements from ``state`` so that
         ``player_1``'s first roll wins nothing, whatever ``player_1`` places (an exact
@@ -320,8 +185,8 @@ class Tris2(Game[Tris2State]):
         if state.result != ONGOING:
             safe = True
         elif not state.placing:
-            safe = not self._can_win((state.top_x, state.top_o, state.top_bar),
-                                     self._odd(state), state.legal)
+            safe = not can_win((state.top_x, state.top_o, state.top_bar), state.odd,
+                               state.legal)
         elif state.to_move == 0:
             safe = any(self.placement_safe(self.apply(state, a), memo)
                        for a in self.legal_actions(state))
@@ -355,8 +220,8 @@ class Tris2(Game[Tris2State]):
         if state.result != ONGOING:
             return self.returns(state)
         _, x, o, bar, height, width, mover, _, _, legal = state
-        tops, odd = [x, o, bar], self._odd(state)
-        rolls = self._rolls
+        tops, odd = [x, o, bar], state.odd
+        rolls = self.legal_rolls
         while True:     # _roll's steps written out: a call per roll made playouts 20-30% slower
             u = uniform()
             if max_plies == 0:
@@ -419,7 +284,7 @@ class Tris2(Game[Tris2State]):
         if occ.bit_count() < NUM_DICE:
             legal = self._placements(tops)
         else:
-            legal = self._rolls(occ, height, width, last)
+            legal = self.legal_rolls(occ, height, width, last)
         return Tris2State(board, tops[0], tops[1], tops[2], height, width, to_move, last,
                           ONGOING if legal else DRAW, legal)
 
@@ -462,7 +327,7 @@ class Tris2(Game[Tris2State]):
         last = target << 2 | d
         if won:
             return Tris2State(bytes(cells), x, o, bar, height, width, 1 - mover, last, mover, 0)
-        legal = self._rolls(occ, height, width, last)
+        legal = self.legal_rolls(occ, height, width, last)
         return Tris2State(bytes(cells), x, o, bar, height, width, 1 - mover, last,
                           ONGOING if legal else DRAW, legal)
 

@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 from tris_envs.core.policy import PolicyLayout, Slot
-from tris_envs.games.tris2.moves import FRAME, ORIENTATIONS, SYMBOLS
+from tris_envs.games.tris2.moves import FRAME, FRAME_CELL, ORIENTATIONS, SYMBOLS
 
 PLAYER_NAMES = ("player_0", "player_1")
 NUM_DICE = 9
@@ -94,6 +94,18 @@ class Tris2State(NamedTuple):
     def placing(self) -> bool:
         """Whether the dice are still being placed (placement setup)."""
         return (self.top_x | self.top_o | self.top_bar).bit_count() < NUM_DICE
+
+    @property
+    def odd(self) -> int:
+        """Bit mask (padded grid) of the dice in an odd orientation ``k``."""
+        board, odd = self.board, 0
+        rest = self.top_x | self.top_o | self.top_bar
+        while rest:
+            low = rest & -rest
+            if not board[FRAME_CELL[low.bit_length() - 1]] & 1:   # byte 1 + k, k odd
+                odd |= low
+            rest ^= low
+        return odd
 
 
 def _policy_slot(action: int) -> Slot:
