@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from tris_envs.core.options import Choice, Flag, Integer, Text
+from tris_envs.core.options import Choice, Digits, Flag, Integer, Text
 from tris_envs.games import GAMES
 
 
@@ -42,3 +42,38 @@ def test_every_option_is_declared_and_the_constructor_agrees(name: str) -> None:
             value = ast.literal_eval(example) if example[0] in "([" else example
             cls(**{option: value})
         assert set(kind.to_data()) >= {"type"}
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_every_option_set_goes_through_its_parameter_form_and_back(name: str) -> None:
+    """Each option's declaration writes its value as a plain parameter (``bool``, ``int``
+    or ``str``, what OpenSpiel takes) and reads it back to the same game."""
+    spec = GAMES[name]
+    types = spec.game_class.OPTION_TYPES
+    for options in spec.option_sets:
+        given = spec.make(**options).options()
+        written = {option: types[option].to_parameter(value) for option, value in given.items()}
+        assert all(type(p) in (bool, int, str) for p in written.values()), written
+        read = {option: types[option].from_parameter(p) for option, p in written.items()}
+        assert spec.make(**read).options() == given
+
+
+def test_the_parameter_forms_of_none_words_and_digits() -> None:
+    assert Integer(3, none="no limit").to_parameter(None) == 0
+    assert Integer(3, none="no limit").from_parameter(0) is None
+    assert Integer(1).from_parameter(0) == 0           # no None: 0 is 0 (the core refuses it)
+    with pytest.raises(ValueError, match="must lie outside 0..9"):
+        Integer(0, 9, none="off")
+    words = Text("none", "('a', 'b')", words=True)
+    assert words.to_parameter(("4,1,S", "0,2,N")) == "4,1,S 0,2,N"
+    assert words.from_parameter("4,1,S 0,2,N") == ["4,1,S", "0,2,N"]
+    assert words.from_parameter("") is None and Text("x", "y").to_parameter(None) == ""
+    layout = Choice(("ordered",), "numbers", Digits("3456789ab", 3))
+    assert layout.to_parameter((3, 11, 10)) == "3ba"
+    assert layout.from_parameter("3ba") == (3, 11, 10)
+    assert layout.from_parameter("ordered") == "ordered"
+    assert layout.from_parameter("spiral") == "spiral"   # the core says what it takes
+    with pytest.raises(ValueError, match="numbers 3-11"):
+        layout.to_parameter((2, 3))
+    with pytest.raises(ValueError, match="no parameter form"):
+        Choice(("a",)).to_parameter((1, 2))

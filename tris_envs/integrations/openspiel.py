@@ -25,10 +25,11 @@ What OpenSpiel sees (docs/openspiel.md):
 - ``serialize_game_and_state`` through the position strings: a state pickles as the
   position string of its start and the actions since (the setup's draws before the start).
 
-Parameters that are not plain values in the core: Tris 2's ``max_side=0`` is no limit
-(``None``); Doppia scelta's ``gates`` is the four gates separated by spaces and ``board``
-the board string, ``""`` for none; Tritoc's ``layout`` is a name or the 81 characters
-``3``-``9``, ``a``, ``b`` of the position strings.
+Parameters that are not plain values in the core are written as each game's option
+declaration says (``OPTION_TYPES``, :mod:`tris_envs.core.options`): Tris 2's
+``max_side=0`` is no limit (``None``); Doppia scelta's ``gates`` is the four gates separated
+by spaces and ``board`` the board string, ``""`` for none; Tritoc's ``layout`` is a name or
+the 81 characters ``3``-``9``, ``a``, ``b`` of the position strings.
 
 Needs ``pip install "tris_envs[openspiel]"``.
 """
@@ -53,6 +54,7 @@ from tris_envs.agents import spec as spec_table
 from tris_envs.agents.spec import AgentSpec
 from tris_envs.core.errors import brief
 from tris_envs.core.game import CHANCE, TERMINAL, Game
+from tris_envs.core.options import Parameter
 from tris_envs.games import GAMES, game_spec, make_game
 
 PREFIX = "tris_envs_"
@@ -61,33 +63,18 @@ PREFIX = "tris_envs_"
 POINTS_MAX = 14
 """Largest Tritoc score with ``reward="points"``: 9 conquered fields and 5 for the win."""
 
-LAYOUT_DIGITS = "3456789ab"
-
 
 # ----- parameters ------------------------------------------------------------------------
-def _encode(name: str, option: str, value: Any) -> bool | int | str:
-    """A core option value as the OpenSpiel parameter that stands for it."""
-    if value is None:
-        return 0 if (name, option) == ("tris2", "max_side") else ""
-    if isinstance(value, (bool, int, str)):
-        return value
-    if option == "gates":
-        return " ".join(value)
-    if option == "layout":
-        return "".join(LAYOUT_DIGITS[n - 3] for n in value)
-    raise TypeError(f"{name}: option {option}={value!r} has no OpenSpiel parameter form")
+def _encode(name: str, option: str, value: Any) -> Parameter:
+    """A core option value as the OpenSpiel parameter that stands for it (the option's
+    declared ``to_parameter``)."""
+    return GAMES[name].game_class.OPTION_TYPES[option].to_parameter(value)
 
 
-def _decode(name: str, option: str, value: Any) -> Any:
-    """The core option value an OpenSpiel parameter stands for (validated by the core)."""
-    if (name, option) == ("tris2", "max_side") and value == 0:
-        return None
-    if option in ("gates", "board"):
-        return (value.split() if option == "gates" else value) if value else None
-    if (option == "layout" and isinstance(value, str) and len(value) == 81
-            and set(value) <= set(LAYOUT_DIGITS)):
-        return tuple(int(c, 16) for c in value)
-    return value
+def _decode(name: str, option: str, value: Parameter) -> Any:
+    """The core option value an OpenSpiel parameter stands for (the option's declared
+    ``from_parameter``; validated by the core)."""
+    return GAMES[name].game_class.OPTION_TYPES[option].from_parameter(value)
 
 
 def parameters(name: str, **options: Any) -> dict[str, bool | int | str]:

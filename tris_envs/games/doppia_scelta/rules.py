@@ -119,7 +119,7 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
 
     SETUP_OPTIONS = frozenset({"setup", "board", "fair"})
     OPTION_TYPES = {"scheme": Choice(tuple(SCHEMES)),
-                    "gates": Text("the scheme's gates", repr(SCHEMES["crossing"])),
+                    "gates": Text("the scheme's gates", repr(SCHEMES["crossing"]), words=True),
                     "setup": SETUPS,
                     "board": Text("a random board", EXAMPLE_BOARD),
                     "fair": Flag(), "max_moves": Integer(1)}

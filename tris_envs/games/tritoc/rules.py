@@ -39,7 +39,7 @@ import numpy as np
 from tris_envs.core.drawing import Box, Canvas
 from tris_envs.core.game import CHANCE, TERMINAL, Game, GameInfo, sample_outcome
 from tris_envs.core.legal import nth_action
-from tris_envs.core.options import Choice, Integer, check_choice, check_int
+from tris_envs.core.options import Choice, Digits, Integer, check_choice, check_int
 from tris_envs.games.tritoc.drawing import draw, places, render_text
 from tris_envs.games.tritoc.moves import (
     action_mask_of,
@@ -63,6 +63,7 @@ from tris_envs.games.tritoc.state import (
     FIELD_CELLS,
     FIELD_PLANES,
     HOLE_FIELD,
+    LAYOUT_CHARS,
     LAYOUT_NAMES,
     MAGIC,
     MUST_PASS,
@@ -100,7 +101,7 @@ class Tritoc(Game[TritocState]):
         max_moves: default truncation limit in plies for environments (passes count).
     """
 
-    OPTION_TYPES = {"layout": Choice(LAYOUT_NAMES, "81 numbers 3-11"),
+    OPTION_TYPES = {"layout": Choice(LAYOUT_NAMES, "81 numbers 3-11", Digits(LAYOUT_CHARS, 3)),
                     "dice": Choice(tuple(DICE_WEIGHTS)), "max_rerolls": Integer(0),
                     "reward": REWARDS, "max_moves": Integer(1)}
 
