@@ -367,23 +367,23 @@ class Tris2(TrisEnv):
     def handovers(self, state: State) -> Array:
         """``bool[NUM_ACTIONS]``: the legal rolls after which the game goes on and the
         opponent can win at once (:meth:`winning_moves` of the position each leaves; the
-        rules core's :meth:`~tris_envs.games.tris2.Tris2.tactical_moves`). A placement is
-        none (the setup phase has no lines to hand over, and the roll that follows the last
-        one is not looked at); none in a finished game."""
+        rules core's :meth:`~tris_envs.games.tris2.tactics.Tris2Tactics.tactical_moves`).
+        A placement is none (the setup phase has no lines to hand over, and the roll that
+        follows the last one is not looked at); none in a finished game."""
         return self.tactic_flags(state)[1]
 
     def trap_moves(self, state: State) -> Array:
         """``bool[NUM_ACTIONS]``: the legal rolls after which the game goes on and every
         legal move of the opponent (at least one) hands a win in one back (its
         :meth:`handovers` are its legal moves), a zugzwang (the rules core's
-        :meth:`~tris_envs.games.tris2.Tris2.trap_moves`). A placement is none; none in a
-        finished game."""
+        :meth:`~tris_envs.games.tris2.tactics.Tris2Tactics.trap_moves`). A placement is
+        none; none in a finished game."""
         return self.tactic_flags(state, traps=True)[2]
 
     def tactic_flags(self, state: State, traps: bool = False) -> Array:
         """:meth:`winning_moves`, :meth:`handovers` and, with ``traps`` (static),
         :meth:`trap_moves` as the rows of one ``bool[2 or 3, NUM_ACTIONS]`` (the rules
-        core's :meth:`~tris_envs.games.tris2.Tris2.tactic_flags`).
+        core's :meth:`~tris_envs.games.tris2.tactics.Tris2Tactics.tactic_flags`).
 
         Each die's four rolls are played out on the dice lists (36 children), and with
         ``traps`` each child's 36 (1,296 grandchildren), with per die and direction only
