@@ -375,7 +375,7 @@ class TrisEnvsGame(pyspiel.Game):
         values.update(params or {})
         self.rules = _rules((name, tuple(sorted(values.items()))))
         game = self.rules.game
-        points = getattr(game, "reward", "win_loss") == "points"
+        points = game.options().get("reward") == "points"
         game_type = _game_type(name, self.rules.stochastic, points)
         # the core's own chance outcomes are numbered below its action count (Tritoc's:
         # sums 2-12 and 1 for a pass), setup draws below their number of outcomes
