@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from tris_envs.agents.az_network import NetConfig, Network, load, masked_softmax, save
+from tris_envs.agents.search_settings import SearchSettings
 from tris_envs.games import GAMES
 
 SPECS = [pytest.param(spec, id=spec.name) for spec in GAMES.values()]
@@ -123,7 +124,7 @@ def test_az_specs_refuse_bad_input(spec, error):
 
 
 def test_a_networks_own_search_budget_plays_unless_one_is_asked_for(tmp_path):
-    """``NetConfig.simulations`` in the header: ``az:<path>`` (and ``az`` for a shipped
+    """``SearchSettings.simulations`` in the header: ``az:<path>`` (and ``az`` for a shipped
     network) searches with it; an explicit budget wins; a header without it means 100."""
     from tris_envs.agents import make_agent
     from tris_envs.agents.az import DEFAULT_SIMULATIONS
@@ -133,9 +134,10 @@ def test_a_networks_own_search_budget_plays_unless_one_is_asked_for(tmp_path):
     path = save(plain, tmp_path / "plain.npz")
     with np.load(path) as data:
         assert "simulations" not in str(data["__config__"])   # old headers unchanged
-    deep = Network(game, NetConfig("tris1", {}, 4, 1, simulations=7), plain.weights)
+    deep = Network(game, NetConfig("tris1", {}, 4, 1), plain.weights,
+                   search=SearchSettings(simulations=7))
     deep_path = save(deep, tmp_path / "deep.npz")
-    assert load(deep_path, game).config.simulations == 7
+    assert load(deep_path, game).search.simulations == 7
     asked = {f"az:{path}": DEFAULT_SIMULATIONS, f"az:{deep_path}": 7,
              f"az:{deep_path}:3": 3, f"az:{deep_path}:0": 0}
     for spec, budget in asked.items():
@@ -145,26 +147,26 @@ def test_a_networks_own_search_budget_plays_unless_one_is_asked_for(tmp_path):
 
 
 def test_a_networks_discount_is_its_searchs_unless_one_is_asked_for(tmp_path, monkeypatch):
-    """``NetConfig.discount`` (the learner's ``discount``) is saved in the header when below
-    1, and the ``az`` agents' search backs up with it."""
+    """``SearchSettings.discount`` (the learner's ``discount``) is saved in the header when
+    below 1, and the ``az`` agents' search backs up with it."""
     from tris_envs.agents import az
-    from tris_envs.agents.mcts import MCTSAgent
+    from tris_envs.agents.mcts import Search
 
     game, state = start(GAMES["tris1"])
     plain = Network(game, NetConfig("tris1", {}, 4, 1), rng=np.random.default_rng(0))
     with np.load(save(plain, tmp_path / "plain.npz")) as data:
         assert "discount" not in str(data["__config__"])
-    path = save(Network(game, NetConfig("tris1", {}, 4, 1, discount=0.95), plain.weights),
-                tmp_path / "discounted.npz")
-    assert load(path, game).config.discount == 0.95
+    path = save(Network(game, NetConfig("tris1", {}, 4, 1), plain.weights,
+                        search=SearchSettings(discount=0.95)), tmp_path / "discounted.npz")
+    assert load(path, game).search.discount == 0.95
     used = []
 
-    class Spy(MCTSAgent):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
+    class Spy(Search):
+        def run(self, *args, **kwargs):
             used.append(self.discount)
+            return super().run(*args, **kwargs)
 
-    monkeypatch.setattr(az, "MCTSAgent", Spy)
+    monkeypatch.setattr(az, "Search", Spy)
     for network, discount, expected in ((tmp_path / "plain.npz", None, 1.0),
                                         (path, None, 0.95), (path, 0.5, 0.5)):
         az.AZAgent(network, simulations=4, discount=discount,
@@ -242,6 +244,8 @@ def _write(path, header, weights):
 
 
 GOOD_HEADER = {"format": 2, "game": "tris1", "options": {}, "width": 4, "blocks": 1}
+NEW_HEADER = GOOD_HEADER | {"format": 3}
+"""Format 3: the search settings in their own table (format 2: among the others)."""
 
 
 @pytest.mark.parametrize("header, message", [
@@ -259,8 +263,18 @@ GOOD_HEADER = {"format": 2, "game": "tris1", "options": {}, "width": 4, "blocks"
     (GOOD_HEADER | {"discount": float("nan")}, "header field discount=nan must be a finite "
                                                  "number"),
     (GOOD_HEADER | {"mix": 2}, "header field mix=2 must be a number in [0, 1]"),
-    (GOOD_HEADER | {"format": 3}, "header field format=3 must be 1 or 2"),
+    (GOOD_HEADER | {"format": 4}, "header field format=4 must be 1, 2 or 3"),
     (GOOD_HEADER | {"colour": "red"}, "header field 'colour' is not one this version knows"),
+    (GOOD_HEADER | {"search": {"mix": 0.5}}, "header field 'search' is not one this version "
+                                              "knows"),
+    (NEW_HEADER | {"search": {"simulations": -1}}, "header field search.simulations=-1 must be "
+                                                    "an integer >= 0"),
+    (NEW_HEADER | {"search": {"batch": 0}}, "header field search.batch=0 must be an integer "
+                                            ">= 1"),
+    (NEW_HEADER | {"search": {"depth": 3}}, "header field search.depth is not a search "
+                                            "setting"),
+    (NEW_HEADER | {"search": [1]}, "header field search=[1] must be a table"),
+    (NEW_HEADER | {"mix": 0.5}, "header field 'mix' is not one this version knows"),
 ])
 def test_a_bad_header_is_one_line_naming_the_file_and_the_field(header, message, tmp_path,
                                                                 capsys):

@@ -15,6 +15,7 @@ pytest.importorskip("mctx")
 from tris_envs.agents import make_agent  # noqa: E402
 from tris_envs.agents.az import AZAgent  # noqa: E402
 from tris_envs.agents.az_network import NetConfig, Network, load, save  # noqa: E402
+from tris_envs.agents.search_settings import SearchSettings  # noqa: E402
 from tris_envs.alphazero.train import load_config, train  # noqa: E402
 from tris_envs.core.game import allows_win, wins_at_once  # noqa: E402
 from tris_envs.games import make_game  # noqa: E402
@@ -60,7 +61,7 @@ def test_a_decisive_run_saves_a_network_that_az_plays_with_the_check(tmp_path):
 
     final = train(tiny_decisive(safe=True), tmp_path, quiet=True)   # blunders kept out too
     game = make_game("tris2", max_moves=24)
-    assert load(final, game).config.decisive
+    assert load(final, game).search.decisive
     for spec in (f"az:{final}:0", f"az:{final}:4"):
         assert play_match(game, make_agent(spec), "greedy", n_games=2, seed=0).n_games == 2
     state = game.from_notation(BEFORE_WIN)
@@ -81,11 +82,12 @@ def test_the_decisive_flag_is_read_from_the_header_and_can_be_overridden(tmp_pat
     path = save(plain, tmp_path / "plain.npz")
     with np.load(path) as data:
         assert "decisive" not in str(data["__config__"])      # old headers unchanged
-    assert not load(path, game).config.decisive
+    assert not load(path, game).search.decisive
     checked = AZAgent(path, 0, decisive=True, rng=np.random.default_rng(0))
     assert wins_at_once(game, state, checked.act(game, state))
-    flagged = Network(game, NetConfig("tris2", {}, 4, 1, True), plain.weights)
-    assert load(save(flagged, tmp_path / "flagged.npz"), game).config.decisive
+    flagged = Network(game, NetConfig("tris2", {}, 4, 1), plain.weights,
+                      search=SearchSettings(decisive=True))
+    assert load(save(flagged, tmp_path / "flagged.npz"), game).search.decisive
     searched = AZAgent(tmp_path / "flagged.npz", 8, rng=np.random.default_rng(0))
     assert wins_at_once(game, state, searched.act(game, state))
 

@@ -13,7 +13,7 @@ from tris_envs.evaluation.metrics import move_quality
 from tris_envs.games import make_game
 
 BUDGET = 6400
-"""The search budget in the network's header (play_simulations in its config)."""
+"""The search budget in the network's header ([play] simulations in its config)."""
 
 
 @pytest.mark.parametrize("scheme, name", [
@@ -27,7 +27,7 @@ def test_the_shipped_network_plays_every_scheme_with_its_budget(scheme, name):
     path = shipped_network(game)
     assert path.name == name and path.stat().st_size <= 2 * 2**20
     network = load(path, game)
-    assert network.config.simulations == BUDGET
+    assert network.search.simulations == BUDGET
     assert make_agent("az").budget(network) == BUDGET
     result = play_match(game, "az:8", "solver", n_games=2, seed=0)
     assert result.n_games == 2

@@ -69,15 +69,16 @@ def test_two_iterations_of_every_game_save_a_network_the_az_agents_play(name, tm
 
     options = {"max_moves": 24} if name != "tris2" else {"max_moves": 24, "max_side": 4}
     discount = 0.9 if name == "doppia_scelta" else 1.0
-    final = train(tiny(name, iterations=2, options=options, play_simulations=3,
+    final = train(tiny(name, iterations=2, options=options, play={"simulations": 3},
                        discount=discount), tmp_path, quiet=True)
     assert {"final.npz", "net_2.npz", "resume.npz", "progress.csv", "config.json",
             "learning_curve.png"} <= {p.name for p in tmp_path.iterdir()}
     rows = progress(tmp_path)
     assert [row["iteration"] for row in rows] == ["1", "2"] and rows[1]["vs random"]
     game = GAMES[name].make(**options)
-    header = load(final, game).config
-    assert (header.width, header.simulations, header.discount) == (4, 3, discount)
+    network = load(final, game)
+    assert (network.config.width, network.search.simulations, network.search.discount) == (
+        4, 3, discount)
     for spec in (f"az:{final}:0", f"az:{final}"):
         assert play_match(game, make_agent(spec), "random", n_games=2, seed=0).n_games == 2
 
@@ -209,13 +210,12 @@ def test_every_shipped_network_was_trained_with_its_config(path):
     ``demo.toml`` that would alter a network's recipe shows here."""
     config = load_config(config_file(LAST_STAGE.get(path.stem, path.stem)), {"init": ""})
     game = GAMES[config.game].make(**config.options)
-    header = load(SHIPPED_DIR / f"{path.stem}.npz", game).config
-    assert (header.game, header.options, header.width, header.blocks, header.decisive,
-            header.simulations, header.discount, header.tactics, header.traps,
-            header.trap_planes, header.mix, header.batch) == (
-        config.game, config.options, config.width, config.blocks, config.decisive,
-        config.play_simulations, config.discount, config.tactics, config.play_traps,
-        config.trap_planes, config.play_mix, config.play_batch)
+    network = load(SHIPPED_DIR / f"{path.stem}.npz", game)
+    header = network.config
+    assert (header.game, header.options, header.width, header.blocks, header.tactics,
+            header.trap_planes, network.search) == (
+        config.game, config.options, config.width, config.blocks, config.tactics,
+        config.trap_planes, config.play)
     assert header.wary_planes == (path.stem == "az_tris2__max_side=4")
 
 
@@ -265,17 +265,16 @@ def test_tritocs_later_stages_train_on_the_stage_before(tmp_path, monkeypatch):
                                    simulations=stages[-1].simulations,
                                    considered=stages[-1].considered,
                                    checkpoint_every=stages[-1].checkpoint_every,
-                                   play_simulations=stages[-1].play_simulations,
-                                   play_mix=stages[-1].play_mix,
-                                   play_batch=stages[-1].play_batch) == stages[-1]
+                                   play=stages[-1].play) == stages[-1]
         stages.append(stage)
     assert [(stage.iterations, stage.considered) for stage in stages] == [(60, 8), (60, 16),
                                                                           (30, 16)]
-    header = load(SHIPPED_DIR / "az_tritoc.npz", game).config
+    network = load(SHIPPED_DIR / "az_tritoc.npz", game)
     last = stages[-1]
-    assert (header.width, header.blocks, header.simulations, header.mix, header.batch) == (
-        last.width, last.blocks, last.play_simulations, last.play_mix, last.play_batch) == (
-        32, 2, 1000, 0.5, 1)
+    play = network.search
+    assert (network.config.width, network.config.blocks, play.simulations, play.mix,
+            play.batch) == (last.width, last.blocks, last.play.simulations, last.play.mix,
+                            last.play.batch) == (32, 2, 1000, 0.5, 1)
 
 
 def test_tris2s_second_stage_adds_the_tactics_planes_to_the_first_stages_network(tmp_path,
@@ -288,15 +287,15 @@ def test_tris2s_second_stage_adds_the_tactics_planes_to_the_first_stages_network
     first = load_config(config_file("az_tris2"), {})
     game = GAMES["tris2"].make()
     (tmp_path / "runs" / "tris2").mkdir(parents=True)
-    save(Network(game, NetConfig("tris2", {}, first.width, first.blocks, first.decisive)),
+    save(Network(game, NetConfig("tris2", {}, first.width, first.blocks)),
          tmp_path / "runs" / "tris2" / "net_140.npz")
     monkeypatch.chdir(tmp_path)
     second = load_config(config_file("tris2_tactics"), {})
     assert second.init == "runs/tris2/net_140.npz" and second.minutes == 0
     assert second.tactics and not first.tactics
-    assert second.play_traps == 0.5 and not first.play_traps    # play only, no training
+    assert second.play.traps == 0.5 and not first.play.traps    # play only, no training
     assert first.checkpoint_every == 10 and first.iterations >= 140
-    assert dataclasses.replace(second, init="", tactics=False, play_traps=0.0,
+    assert dataclasses.replace(second, init="", tactics=False, play=first.play,
                                iterations=first.iterations,
                                learning_rate=first.learning_rate,
                                final_learning_rate=first.final_learning_rate,
@@ -319,7 +318,7 @@ def test_the_rule_of_4_network_trains_the_default_one_on_then_adds_the_trap_plan
                                    ("tris2_rule4/final.npz", first.options, True)):
         (tmp_path / "runs" / init).parent.mkdir(parents=True)
         save(Network(GAMES["tris2"].make(**options),
-                     NetConfig("tris2", options, first.width, first.blocks, first.decisive,
+                     NetConfig("tris2", options, first.width, first.blocks,
                                tactics=tactics)),
              tmp_path / "runs" / init)
     monkeypatch.chdir(tmp_path)

@@ -17,6 +17,7 @@ from tris_envs.agents.az import (
 )
 from tris_envs.agents.az_network import NetConfig, Network, initial_weights
 from tris_envs.agents.mcts import MCTSAgent, MCTSNode, Uniforms
+from tris_envs.agents.search_settings import SearchSettings
 from tris_envs.bench.engines import (
     az_report,
     az_seconds_per_move,
@@ -307,12 +308,12 @@ def test_the_shipped_tritoc_network_plays_with_the_playout_mix(monkeypatch):
     game = make_game("tritoc")
     used = []
 
-    class Spy(MCTSAgent):
-        def __init__(self, simulations, **kwargs):
-            super().__init__(4, **kwargs)
-            used.append((simulations, kwargs["evaluator"], kwargs["batch_size"]))
+    class Spy(az.Search):
+        def run(self, game, state, uniform, simulations, time_budget=None):
+            used.append((simulations, self.evaluator, self.batch_size))
+            return super().run(game, state, uniform, 4, time_budget)
 
-    monkeypatch.setattr(az, "MCTSAgent", Spy)
+    monkeypatch.setattr(az, "Search", Spy)
     state = positions(game, seed=1, count=1)[0]
     _, small = small_network("tritoc")
     for agent, budget, mix, batch in (
@@ -333,14 +334,15 @@ def test_the_playout_mix_and_batch_are_saved_in_the_header_only_when_set(tmp_pat
     with np.load(save(network, tmp_path / "plain.npz")) as data:
         assert "mix" not in str(data["__config__"])
         assert "batch" not in str(data["__config__"])
-    mixed = Network(game, NetConfig("tritoc", {}, 8, 1, mix=0.25, batch=3), network.weights)
-    header = load(save(mixed, tmp_path / "mixed.npz"), game).config
+    mixed = Network(game, NetConfig("tritoc", {}, 8, 1), network.weights,
+                    search=SearchSettings(mix=0.25, batch=3))
+    header = load(save(mixed, tmp_path / "mixed.npz"), game).search
     assert (header.mix, header.batch) == (0.25, 3)
 
 
 @pytest.mark.parametrize("mix", [-0.1, 1.5, "0.5", True])
 def test_bad_playout_mixes_are_refused(mix):
-    with pytest.raises(ValueError, match="az mix .* must be a number in \\[0, 1\\]"):
+    with pytest.raises(ValueError, match="az search setting mix=.* must be a number in \\[0, 1\\]"):
         AZAgent(None, 10, mix=mix)
 
 
@@ -348,7 +350,7 @@ def test_bad_playout_mixes_are_refused(mix):
 @pytest.mark.parametrize("batch_size", [0, -3, 1.5, "8", True, None])
 def test_bad_batch_sizes_are_refused(batch_size):
     if batch_size is not None:              # az's None: the network's batch
-        with pytest.raises(ValueError, match="batch_size .* must be a positive integer"):
+        with pytest.raises(ValueError, match="az search setting batch=.* must be an integer >= 1"):
             AZAgent(None, 10, batch_size=batch_size)
     with pytest.raises(ValueError, match="batch_size=.* must be a positive integer"):
         MCTSAgent(10, evaluator=CountingEvaluator(), batch_size=batch_size)
@@ -358,7 +360,7 @@ def test_batches_need_an_evaluator():
     with pytest.raises(ValueError, match="batch_size=4 needs an evaluator"):
         MCTSAgent(10, batch_size=4)
     assert MCTSAgent(10, batch_size=1).batch_size == 1
-    assert AZAgent().batch_size is None and BATCH_SIZE > 1       # None: the network's
+    assert AZAgent().settings_for(make_game("tritoc")).batch == 1 < BATCH_SIZE  # the header's
 
 
 # ----- the bench row ------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from tris_envs.agents.az_network import (
     tactic_slots,
     with_inputs_of,
 )
+from tris_envs.agents.search_settings import SearchSettings
 from tris_envs.core.game import allows_win, wins_at_once
 from tris_envs.games import make_game, tactics_of
 from tris_envs.games.tris2 import PLACEMENT_BASE
@@ -180,16 +181,17 @@ def test_a_tactics_run_saves_a_network_the_az_agents_play(tmp_path):
         assert play_match(game, make_agent(spec), "greedy", n_games=2, seed=0).n_games == 2
     with pytest.raises(ValueError, match="tactics = true needs the tactics capability"):
         load_config(None, {"game": "tant_fant", "tactics": True})
-    with pytest.raises(ValueError, match="play_traps = 0.5 needs the tactics capability"):
-        load_config(None, {"game": "tant_fant", "play_traps": 0.5})
+    with pytest.raises(ValueError, match=r"\[play\] traps = 0.5 needs the tactics capability"):
+        load_config(None, {"game": "tant_fant", "play": {"traps": 0.5}})
     traps = train(load_config(None, tiny | {"init": str(final), "iterations": 1,
-                                            "play_traps": 0.5}), tmp_path / "traps", quiet=True)
-    assert load(traps, game).config.traps == 0.5
+                                            "play": {"traps": 0.5}}), tmp_path / "traps",
+                  quiet=True)
+    assert load(traps, game).search.traps == 0.5
     with pytest.raises(ValueError, match="reads tactics planes; the config says tactics = f"):
         load_config(None, tiny | {"tactics": False, "init": str(final)})
 
 
-# ----- the trap rule (NetConfig.traps, the learner's play_traps) -------------------------
+# ----- the trap rule (SearchSettings.traps, the learner's [play] traps) -------------------------
 def test_the_trap_rule_plays_the_alike_move_that_leaves_the_most_handovers():
     """On searched roots of random positions, ``trap_move`` picks what the rule says,
     worked out here from the root and the generic one-move checks: among the moves visited
@@ -200,8 +202,8 @@ def test_the_trap_rule_plays_the_alike_move_that_leaves_the_most_handovers():
     from tris_envs.agents.mcts import MCTSAgent
 
     game = make_game("tris2")
-    network = Network(game, NetConfig("tris2", {}, 4, 1, decisive=True, tactics=True),
-                      rng=np.random.default_rng(3))
+    network = Network(game, NetConfig("tris2", {}, 4, 1, tactics=True),
+                      rng=np.random.default_rng(3), search=SearchSettings(decisive=True))
 
     def share(state, action):
         after = game.apply(state, action)
@@ -235,13 +237,15 @@ def test_the_header_keeps_the_trap_rule_and_the_az_agent_follows_it(tmp_path, mo
     from tris_envs.agents import az
 
     game = make_game("tris2")
-    config = NetConfig("tris2", {}, 4, 1, decisive=True, tactics=True, traps=0.5)
-    path = save(Network(game, config, rng=np.random.default_rng(0)), tmp_path / "t.npz")
-    assert load(path, game).config.traps == 0.5
+    config = NetConfig("tris2", {}, 4, 1, tactics=True)
+    path = save(Network(game, config, rng=np.random.default_rng(0),
+                        search=SearchSettings(decisive=True, traps=0.5)), tmp_path / "t.npz")
+    assert load(path, game).search.traps == 0.5
     with np.load(save(Network(game, NetConfig("tris2", {}, 4, 1)), tmp_path / "p.npz")) as data:
         assert "traps" not in str(data["__config__"])
     with pytest.raises(ValueError, match="the trap rule needs the tactics capability"):
-        Network(make_game("tant_fant"), NetConfig("tant_fant", {}, 4, 1, traps=0.5))
+        Network(make_game("tant_fant"), NetConfig("tant_fant", {}, 4, 1),
+                search=SearchSettings(traps=0.5))
     used = []
     monkeypatch.setattr(az, "trap_move", lambda game, state, root, share:
                         used.append(share) or root.children[0].action)
@@ -282,12 +286,12 @@ def test_az_searches_with_the_rules_cores_proofs_unless_told_not_to(monkeypatch)
 
     made = []
 
-    class Spy(az.MCTSAgent):
-        def __init__(self, *args, **kwargs):
-            made.append(kwargs["proofs"])
-            super().__init__(*args, **kwargs)
+    class Spy(az.Search):
+        def run(self, *args, **kwargs):
+            made.append(any(isinstance(prover, az.RulesProof) for prover in self.provers))
+            return super().run(*args, **kwargs)
 
-    monkeypatch.setattr(az, "MCTSAgent", Spy)
+    monkeypatch.setattr(az, "Search", Spy)
     game = make_game("tris2", setup="placement")
     network = Network(game, NetConfig("tris2", {"setup": "placement"}, 4, 1),
                       rng=np.random.default_rng(0))

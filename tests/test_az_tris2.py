@@ -25,8 +25,8 @@ def test_the_shipped_network_plays_tris2_and_sees_wins_in_one():
     game = make_game("tris2")
     path = shipped_network(game)
     assert path.name == "az_tris2.npz" and path.stat().st_size <= 2 * 2**20
-    config = load(path, game).config
-    assert config.decisive and config.tactics and config.traps == 0.5
+    network = load(path, game)
+    assert network.search.decisive and network.config.tactics and network.search.traps == 0.5
     state = game.from_notation(BEFORE_WIN)
     for spec in ("az:0", "az:8"):
         assert wins_at_once(game, state, make_agent(spec).act(game, state))

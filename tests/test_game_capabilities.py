@@ -77,8 +77,8 @@ def test_the_learner_config_reads_the_declarations() -> None:
     """``load_config`` refuses settings a game cannot honour from the registry's
     declarations, before building any JAX game."""
     train = pytest.importorskip("tris_envs.alphazero.train")
-    with pytest.raises(ValueError, match="^play_traps = 0.5 needs the tactics capability"):
-        train.load_config(None, {"game": "tant_fant", "play_traps": 0.5})
+    with pytest.raises(ValueError, match=r"^\[play\] traps = 0.5 needs the tactics capability"):
+        train.load_config(None, {"game": "tant_fant", "play": {"traps": 0.5}})
     for key, value, capability in (("decisive", True, "tactics"),
                                    ("tactics", True, "tactics"), ("greedy", 0.5, "tactics")):
         shown = "true" if value is True else value
@@ -86,4 +86,4 @@ def test_the_learner_config_reads_the_declarations() -> None:
                                              "capability .*'tant_fant' does not have"):
             train.load_config(None, {"game": "tant_fant", key: value})
     train.load_config(None, {"game": "tris2", "decisive": True, "tactics": True,
-                             "play_traps": 0.5})
+                             "play": {"traps": 0.5}})

@@ -4,9 +4,9 @@ Specs (:func:`~tris_envs.agents.make_agent`):
 
 * ``az``: the network shipped for the game (and its options, see below) with its search
   budget: :data:`DEFAULT_SIMULATIONS` simulations per move unless the network's header
-  names another (:attr:`NetConfig.simulations`, for a game that needs a deeper search),
+  names another (:attr:`SearchSettings.simulations`, for a game that needs a deeper search),
   each new leaf valued by the network, or partly by a random playout where the header
-  says so (:attr:`NetConfig.mix`, :class:`PlayoutMixEvaluator`: Tritoc's network);
+  says so (:attr:`SearchSettings.mix`, :class:`PlayoutMixEvaluator`: Tritoc's network);
 * ``az:<simulations>``: the shipped network with that search budget; ``az:0`` plays the
   network's own policy (its most probable legal action) without search;
 * ``az:<path>`` / ``az:<path>:<simulations>``: a network file (``.npz``).
@@ -16,13 +16,14 @@ variant is ``az_<game>__<option>=<value>[__...].npz`` (options that differ from 
 defaults, ``max_moves`` aside, sorted by name) and is preferred when the game has exactly
 those options. Playing needs NumPy only. The search evaluates its new leaves
 :data:`BATCH_SIZE` at a time, in one network call, unless the network's header names
-another batch (:attr:`NetConfig.batch`: 1, the plain sequential search, for Tritoc's
+another batch (:attr:`SearchSettings.batch`: 1, the plain sequential search, for Tritoc's
 network; see :class:`AZAgent`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from itertools import chain
 from pathlib import Path
 from typing import Any, cast
@@ -31,19 +32,26 @@ import numpy as np
 
 from tris_envs.agents.az_network import Network, load
 from tris_envs.agents.cache import LRUCache
-from tris_envs.agents.mcts import Evaluation, MCTSAgent, MCTSNode, Uniforms
+from tris_envs.agents.mcts import (
+    Evaluation,
+    MCTSAgent,
+    MCTSNode,
+    RulesProof,
+    Search,
+    Uniforms,
+    WinsAtOnce,
+)
+from tris_envs.agents.search_settings import SearchSettings
 from tris_envs.agents.shipped import SHIPPED_DIR
 from tris_envs.core.game import Game, wins_at_once
 from tris_envs.games import tactics_of
-from tris_envs.settings import number
 
-DEFAULT_SIMULATIONS = 100
-EXPLORATION = 1.25
-BATCH_SIZE = 8
+DEFAULT_SIMULATIONS = SearchSettings().simulations
+EXPLORATION = SearchSettings().exploration
+BATCH_SIZE = SearchSettings().batch
 """New leaves a search evaluates per network call where neither the agent nor the
 network's header names a batch (see :class:`AZAgent`)."""
 
-_SHARE = number(0, 1)
 _NETWORKS: LRUCache[tuple[str, str], Network] = LRUCache(8)
 
 
@@ -100,7 +108,13 @@ class PlayoutMixEvaluator(NetworkEvaluator):
     def __init__(self, network: Network, mix: float, rng: np.random.Generator) -> None:
         super().__init__(network)
         self.mix = mix
+        self.rng = rng
         self.uniform = Uniforms(rng).draw
+
+    def restart(self) -> None:
+        """Fresh uniforms for the playouts, as each search starts (so that a seeded agent
+        plays the same moves whatever it played before with another generator state)."""
+        self.uniform = Uniforms(self.rng).draw
 
     def evaluate(self, game: Game, states: Sequence[Any]) -> list[Evaluation]:
         keep, mix = 1.0 - self.mix, self.mix
@@ -154,7 +168,7 @@ def shipped_network(game: Game) -> Path:
 
 
 def trap_move(game: Game, state: Any, root: MCTSNode, share: float) -> int:
-    """The move of a searched ``root`` chosen by the trap rule (:attr:`NetConfig.traps`).
+    """The move of a searched ``root`` chosen by the trap rule (:attr:`SearchSettings.traps`).
 
     The candidates are the moves the search rates alike: visited at least ``share`` times
     as often as the most visited move, not proven lost, and handing the opponent no win in
@@ -222,89 +236,74 @@ def hardest_loss(game: Game, state: Any, root: MCTSNode, memo: dict[Any, Any]) -
 class AZAgent:
     """A network with MCTS (``simulations > 0``) or alone (``simulations == 0``).
 
+    The search settings (:class:`~tris_envs.agents.search_settings.SearchSettings`) are
+    ``search``, else the network's (its header's ``"search"`` table), with each argument
+    below that is not ``None`` in place of the setting of that name; they are merged once
+    per network (at its first move with a network it loads: :meth:`settings_for`).
+
     Args:
         network: A :class:`Network`, a path of a network file, or ``None`` for the network
             shipped for the game being played.
-        simulations: Search budget per move; 0 plays the network's most probable move;
-            ``None`` (default): the network's own budget (:attr:`NetConfig.simulations`),
-            else :data:`DEFAULT_SIMULATIONS`.
+        simulations: Search budget per move; 0 plays the network's most probable move.
         rng: Generator of the search.
+        search: The search settings, instead of the network's.
         exploration: The PUCT constant.
         batch_size: New leaves the search gathers (with virtual losses) and evaluates in
-            one network call; 1 evaluates each leaf alone, the plain sequential search.
-            See "Batched leaves" in :mod:`tris_envs.agents.mcts`. ``None`` (default): the
-            network's (:attr:`NetConfig.batch`: 1 for the shipped Tritoc network), else
-            :data:`BATCH_SIZE`.
+            one network call (``batch``); 1 evaluates each leaf alone, the plain sequential
+            search. See "Batched leaves" in :mod:`tris_envs.agents.mcts`.
         decisive: See wins in one (the rules core's :func:`~tris_envs.core.game.wins_at_once`,
             as ``greedy`` does): a move that wins at once is played without search, and the
             search proves a new node lost for the player who moved into it when its player
-            to move can win at once (``mcts:...:decisive``'s check). ``None`` (default): as
-            the network's header says (:attr:`NetConfig.decisive`: on for a network
-            trained with the check, off for the others).
+            to move can win at once (``mcts:...:decisive``'s check).
         discount: The search's discount of a return per move (see "Discount" in
-            :mod:`tris_envs.agents.mcts`); ``None`` (default): the network's
-            (:attr:`NetConfig.discount`, the learner's ``discount``: 1 unless it was trained
-            with one).
-        traps: The trap rule's share (:func:`trap_move`; 0: off); ``None`` (default): the
-            network's (:attr:`NetConfig.traps`) when the game plays, after its setup, the
-            variant the network was trained on (:func:`plays_as_trained`), else off: the
-            shipped Tris 2 network, trained on the default options, plays the placement
-            setup with it and the rule of 4 without it (the rule cost it there, see
-            docs/results.md).
+            :mod:`tris_envs.agents.mcts`).
+        traps: The trap rule's share (:func:`trap_move`; 0: off). The network's (not
+            ``search``'s) is played only when the game plays, after its setup, the variant
+            the network was trained on (:func:`plays_as_trained`), else off: the shipped
+            Tris 2 network, trained on the default options, plays the placement setup with
+            it and the rule of 4 without it (the rule cost it there, see docs/results.md).
         mix: The share of each new leaf's value taken from one random playout
-            (:class:`PlayoutMixEvaluator`; 0: the network's value alone); ``None``
-            (default): the network's (:attr:`NetConfig.mix`: 0.5 for the shipped Tritoc
-            network, 0 for the others).
+            (:class:`PlayoutMixEvaluator`; 0: the network's value alone).
         proofs: Let the search prove the positions the rules core proves won by force
-            (``proofs`` of :class:`~tris_envs.agents.mcts.MCTSAgent`: Tris 2's last six
-            placements searched exactly), and in a position proven lost play the
-            :func:`hardest_loss`; without search (``az:0``) nothing is proven.
+            (:class:`~tris_envs.agents.mcts.RulesProof`: Tris 2's last six placements
+            searched exactly), and in a position proven lost play the :func:`hardest_loss`;
+            without search (``az:0``) nothing is proven.
 
     Attributes:
         time_budget: Seconds a search may take at most (``None``, the default: no limit);
             it stops at the first of its simulations and this (``tris-envs serve`` sets it).
 
     Raises:
-        ValueError: a negative budget, a ``batch_size`` that is neither a positive
-            integer nor ``None``, or ``traps`` or ``mix`` outside [0, 1].
+        ValueError: a setting out of its range (named in one line).
         FileNotFoundError: ``network`` names no file.
     """
 
     def __init__(self, network: Network | str | Path | None = None,
                  simulations: int | None = None,
-                 rng: np.random.Generator | None = None,
-                 exploration: float = EXPLORATION, batch_size: int | None = None,
+                 rng: np.random.Generator | None = None, *,
+                 search: SearchSettings | None = None,
+                 exploration: float | None = None, batch_size: int | None = None,
                  decisive: bool | None = None, discount: float | None = None,
                  traps: float | None = None, mix: float | None = None,
                  proofs: bool = True) -> None:
-        if simulations is not None and (isinstance(simulations, bool)
-                                        or not isinstance(simulations, int) or simulations < 0):
-            raise ValueError(f"az simulations {simulations!r} must be an integer >= 0")
-        if batch_size is not None and (isinstance(batch_size, bool)
-                                       or not isinstance(batch_size, int) or batch_size < 1):
-            raise ValueError(f"az batch_size {batch_size!r} must be a positive integer (new "
-                             "leaves per network call; 1 for no batching) or None (the "
-                             "network's)")
-        for name, share, meaning in (("traps", traps, "the trap rule's share"),
-                                     ("mix", mix, "the playouts' share of a leaf's value")):
-            problem = None if share is None else _SHARE(share)
-            if problem:
-                raise ValueError(f"az {name} {share!r} {problem} ({meaning}; 0: off) or None "
-                                 "(the network's)")
+        given: dict[str, Any] = {
+            "simulations": simulations, "exploration": exploration, "batch": batch_size,
+            "decisive": decisive, "discount": discount, "traps": traps, "mix": mix}
+        self.overrides = {k: v for k, v in given.items() if v is not None}
+        try:
+            replace(search or SearchSettings(), **self.overrides)
+        except ValueError as error:
+            raise ValueError(f"az {error}") from None
         if isinstance(network, (str, Path)) and not Path(network).is_file():
             raise FileNotFoundError(f"AlphaZero network {str(network)!r} not found (an .npz "
                                     "written by tris-envs train az)")
         self.network = network
+        self.search = search
         self.simulations = simulations
         self.rng = rng if rng is not None else np.random.default_rng()
-        self.exploration = exploration
-        self.batch_size = batch_size
-        self.decisive = decisive
-        self.discount = discount
-        self.traps = traps
-        self.mix = mix
         self.proofs = proofs
         self.time_budget: float | None = None
+        self._merged: tuple[Network, dict[str, Any], SearchSettings, Search] | None = None
         source = ("" if network is None else
                   f":{network}" if not isinstance(network, Network) else ":<network>")
         budget = ("" if simulations is None or simulations == DEFAULT_SIMULATIONS and not source
@@ -332,9 +331,32 @@ class AZAgent:
 
     def budget(self, network: Network) -> int:
         """Simulations per move with ``network``: the one asked for, else the network's."""
-        if self.simulations is not None:
-            return self.simulations
-        return network.config.simulations or DEFAULT_SIMULATIONS
+        return int(self.overrides.get("simulations",
+                                      (self.search or network.search).simulations))
+
+    def settings_for(self, game: Game) -> SearchSettings:
+        """The search settings this agent plays ``game`` with (see the class)."""
+        return self._merge(game, self.network_for(game))[2]
+
+    def _merge(self, game: Game, network: Network
+               ) -> tuple[Network, dict[str, Any], SearchSettings, Search]:
+        """The settings and the search for ``network`` on ``game``'s options, merged at
+        the first move with them and kept."""
+        options = game.options()
+        merged = self._merged
+        if merged is not None and merged[0] is network and merged[1] == options:
+            return merged
+        base = self.search or network.search
+        if self.search is None and not plays_as_trained(game, network):
+            base = replace(base, traps=0.0)    # the header's rule, for the variant it learned
+        settings = replace(base, **self.overrides)
+        evaluator = (PlayoutMixEvaluator(network, settings.mix, self.rng) if settings.mix
+                     else NetworkEvaluator(network))
+        provers = (WinsAtOnce(),) * settings.decisive + (RulesProof(),) * self.proofs
+        search = Search(settings.exploration, evaluator, provers,
+                        batch_size=settings.batch, discount=settings.discount, rng=self.rng)
+        self._merged = merged = (network, options, settings, search)
+        return merged
 
     def act(self, game: Game, state: Any) -> int:
         """The search's move, or with ``simulations == 0`` the network's likeliest move."""
@@ -342,31 +364,20 @@ class AZAgent:
         legal = game.legal_actions(state)
         if len(legal) == 1:
             return int(legal[0])
-        decisive = network.config.decisive if self.decisive is None else self.decisive
-        if decisive:
+        _, _, settings, search = self._merge(game, network)
+        if settings.decisive:
             for action in legal:
                 if wins_at_once(game, state, action):
                     return int(action)
-        simulations = self.budget(network)
-        if simulations == 0:
+        if settings.simulations == 0:
             probabilities, _ = network.evaluate([state])
             return int(np.argmax(probabilities[0]))
-        discount = network.config.discount if self.discount is None else self.discount
-        mix = network.config.mix if self.mix is None else self.mix
-        evaluator = (PlayoutMixEvaluator(network, mix, self.rng) if mix
-                     else NetworkEvaluator(network))
-        batch_size = (self.batch_size if self.batch_size is not None
-                      else network.config.batch or BATCH_SIZE)
-        search = MCTSAgent(simulations, time_budget=self.time_budget, rng=self.rng,
-                           exploration=self.exploration,
-                           evaluator=evaluator, batch_size=batch_size,
-                           decisive=decisive, discount=discount, proofs=self.proofs)
-        root = search.search(game, state)
+        if isinstance(search.evaluator, PlayoutMixEvaluator):
+            search.evaluator.restart()
+        root = search.run(game, state, Uniforms(self.rng).draw, settings.simulations,
+                          self.time_budget)
         if root.proven == -1 and self.proofs:
             return hardest_loss(game, state, root, search.memo)
-        traps = self.traps
-        if traps is None:      # the header's rule, for the variant the network learned
-            traps = network.config.traps if plays_as_trained(game, network) else 0.0
-        if not traps:
+        if not settings.traps:
             return MCTSAgent.best_action(root)
-        return trap_move(game, state, root, traps)
+        return trap_move(game, state, root, settings.traps)

@@ -33,16 +33,20 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from tris_envs.agents.search_settings import SearchSettings
 from tris_envs.core.errors import brief
 from tris_envs.core.game import Game
 from tris_envs.durable import replaced
 from tris_envs.games import game_spec, require, tactics_of
 from tris_envs.settings import Check, flag, integer, number, table
 
-FORMAT = 2
-"""Version of the ``.npz`` layout. Format 1's value head read the mean over the cells
-(``value.w1`` of shape ``(width, width)``); :func:`load` turns it into format 2's, which
-reads every cell (``(H * W * width, width)``), with the same outputs."""
+FORMAT = 3
+"""Version of the ``.npz`` layout. Format 3 keeps the play-time search settings in their own
+header table, ``"search"`` (:class:`~tris_envs.agents.search_settings.SearchSettings`);
+formats 1 and 2 had them among the architecture's fields (:data:`PLAY_FIELDS`). Format 1's
+value head read the mean over the cells (``value.w1`` of shape ``(width, width)``);
+:func:`load` turns it into the later formats', which reads every cell
+(``(H * W * width, width)``), with the same outputs."""
 
 
 def _text(value: Any) -> str | None:
@@ -50,17 +54,26 @@ def _text(value: Any) -> str | None:
 
 
 HEADER: dict[str, tuple[Check, Any]] = {
-    "format": (lambda v: None if v in (1, FORMAT) and not isinstance(v, bool)
-               else f"must be 1 or {FORMAT} (the formats this version reads)", None),
+    "format": (lambda v: None if v in (1, 2, FORMAT) and not isinstance(v, bool)
+               else f"must be 1, 2 or {FORMAT} (the formats this version reads)", None),
     "game": (_text, None), "options": (table, None),
     "width": (integer(1), None), "blocks": (integer(0), None),
-    "decisive": (flag, False), "simulations": (integer(0), 0),
-    "discount": (number(0, 1), 1.0), "tactics": (flag, False), "traps": (number(0, 1), 0.0),
-    "trap_planes": (flag, False), "mix": (number(0, 1), 0.0), "batch": (integer(0), 0),
-    "wary_planes": (flag, False),
+    "tactics": (flag, False), "trap_planes": (flag, False), "wary_planes": (flag, False),
+    "search": (table, {}),
 }
 """The fields of a network file's header: each one's check and its default (``None``: the
-field is required), in the order of :class:`NetConfig`'s fields after ``format``."""
+field is required), in the order of :class:`NetConfig`'s fields after ``format``, then the
+search settings' table (checked by
+:meth:`~tris_envs.agents.search_settings.SearchSettings.from_table`)."""
+
+PLAY_FIELDS: dict[str, tuple[Check, Any]] = {
+    "decisive": (flag, False), "simulations": (integer(0), 0),
+    "discount": (number(0, 1), 1.0), "traps": (number(0, 1), 0.0),
+    "mix": (number(0, 1), 0.0), "batch": (integer(0), 0),
+}
+"""The search settings of a format 1 or 2 header, among its other fields (no ``search``
+table): each one's check and default; ``simulations`` and ``batch`` 0 meant the agents'
+defaults."""
 
 
 class NonFiniteOutputs(ValueError):
@@ -70,7 +83,8 @@ class NonFiniteOutputs(ValueError):
 
 @dataclass(frozen=True)
 class NetConfig:
-    """The sizes of a network for one game.
+    """The architecture of a network for one game: what its weights were trained as (its
+    play-time search settings are :attr:`Network.search`).
 
     Attributes:
         game: Registry name of the game.
@@ -78,27 +92,11 @@ class NetConfig:
             only the encodings).
         width: Channels of the trunk.
         blocks: Residual blocks.
-        decisive: Trained with a search that sees wins in one (``decisive = true`` in the
-            learner's config); the ``az`` agents then play with the same check (see
-            :class:`~tris_envs.agents.az.AZAgent`). Saved in the header only when true.
-        simulations: The search budget of the ``az`` agents that ask for none (``az``,
-            ``az:<path>``); 0: :data:`~tris_envs.agents.az.DEFAULT_SIMULATIONS`. For a game
-            whose network needs a deeper search to play well (``play_simulations`` in the
-            learner's config). Saved in the header only when set.
-        discount: The learner's ``discount``: the network's values are worth of results
-            discounted by it every move, and the ``az`` agents' search backs up with the
-            same discount (:class:`~tris_envs.agents.mcts.MCTSAgent`'s ``discount``).
-            Saved in the header only when below 1.
         tactics: The input has two more groups of planes laid out as the policy head's cell
             maps: the legal moves after which the player to move has won, and those after
             which the opponent can win at once (the game's ``tactical_moves``; Tris 2 only).
             The network sees its one-move tactics instead of having to learn them (as
             AlphaGo's input had ladder features). Saved in the header only when true.
-        traps: The ``az`` agents' trap rule (``play_traps`` in the learner's config; 0: off):
-            among the root moves that the search rates alike, play the one that leaves the
-            opponent the largest share of moves that hand over a win in one (see
-            :func:`~tris_envs.agents.az.trap_move`; needs the game's ``tactical_moves``).
-            Saved in the header only when set.
         trap_planes: With :attr:`tactics`, a third group of planes: the legal moves after
             which every legal move of the opponent hands a win in one back (the game's
             ``trap_moves``; Tris 2 only), the two-move tactics of zugzwang that the rule of 4
@@ -108,31 +106,19 @@ class NetConfig:
             only), a zugzwang handed over, three moves deep. The learner does not compute
             them at self-play speed; such a network learns from the moves of a teacher
             (:mod:`tris_envs.alphazero.wary`). Saved in the header only when true.
-        mix: The share of each new leaf's value that the ``az`` agents' search takes from
-            one random playout (``play_mix`` in the learner's config; 0: the network's value
-            alone), AlphaGo's mixing parameter: for a game whose network's values are worth
-            less than its priors (Tritoc; see
-            :class:`~tris_envs.agents.az.PlayoutMixEvaluator`). Saved in the header only
-            when set.
-        batch: The new leaves the ``az`` agents' search evaluates per network call
-            (``play_batch`` in the learner's config; 0: :data:`~tris_envs.agents.az.BATCH_SIZE`):
-            1, the plain sequential search, where the virtual losses of a batch cost the
-            network strength (Tritoc's; docs/results.md). Saved in the header only when
-            set.
+
+    The learner's ``decisive`` and ``discount`` are training facts too, but what the search
+    does with them is a play setting: the learner writes them into the header's search
+    table (:class:`~tris_envs.agents.search_settings.SearchSettings`), where a player may
+    change them.
     """
 
     game: str
     options: dict[str, Any]
     width: int = 32
     blocks: int = 3
-    decisive: bool = False
-    simulations: int = 0
-    discount: float = 1.0
     tactics: bool = False
-    traps: float = 0.0
     trap_planes: bool = False
-    mix: float = 0.0
-    batch: int = 0
     wary_planes: bool = False
 
     def input_planes(self, game: Game) -> int:
@@ -164,10 +150,12 @@ class Network:
 
     Args:
         game: The rules core (its encodings fix the input and output sizes).
-        config: The sizes.
+        config: The architecture.
         weights: Name -> array, shapes as :meth:`NetConfig.shapes`; ``None`` for a
             random initialisation from ``rng``.
         rng: Generator of the random initialisation.
+        search: The search the ``az`` agents play it with unless told otherwise (its
+            header's ``"search"`` table); ``None``: the defaults.
 
     Raises:
         ValueError: weights of the wrong names or shapes, or a config for another game.
@@ -175,12 +163,14 @@ class Network:
 
     def __init__(self, game: Game, config: NetConfig,
                  weights: dict[str, np.ndarray] | None = None,
-                 rng: np.random.Generator | None = None) -> None:
+                 rng: np.random.Generator | None = None,
+                 search: SearchSettings | None = None) -> None:
         if config.game != game.info.name:
             raise ValueError(f"a network for {config.game!r} cannot play {game.info.name!r}")
         if config.tactics:
             require(game.info.name, "tactics", "a network with tactics planes")
-        if config.traps:
+        search = search or SearchSettings()
+        if search.traps:
             require(game.info.name, "tactics", "a network with the trap rule")
         if config.trap_planes and not config.tactics:
             raise ValueError("a network with trap planes needs the tactics planes too "
@@ -190,6 +180,7 @@ class Network:
                              "(trap_planes = true)")
         self.game = game
         self.config = config
+        self.search = search
         shapes = config.shapes(game)
         if weights is None:
             weights = initial_weights(shapes, rng or np.random.default_rng())
@@ -310,7 +301,8 @@ def with_inputs_of(network: Network, config: NetConfig) -> Network:
     weights["stem.w"] = np.concatenate(
         [stem, np.zeros(stem.shape[:2] + (extra, stem.shape[3]), dtype=stem.dtype)], axis=2)
     return Network(network.game, replace(have, tactics=want.tactics, trap_planes=want.trap_planes,
-                                         wary_planes=want.wary_planes), weights)
+                                         wary_planes=want.wary_planes), weights,
+                   search=network.search)
 
 
 def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -342,8 +334,8 @@ def non_finite(weights: dict[str, np.ndarray]) -> list[str]:
 
 
 def save(network: Network, path: str | Path) -> Path:
-    """Write ``network`` to ``path`` (``.npz``: its config as JSON and its weights), whole
-    or not at all (:func:`~tris_envs.durable.replaced`).
+    """Write ``network`` to ``path`` (``.npz``: its config and search settings as JSON, and
+    its weights), whole or not at all (:func:`~tris_envs.durable.replaced`).
 
     Raises:
         ValueError: weights that are not finite numbers (nothing is written).
@@ -356,32 +348,26 @@ def save(network: Network, path: str | Path) -> Path:
                          f"{', '.join(map(repr, bad[:3]))}{' ...' if len(bad) > 3 else ''} "
                          "hold values that are not finite numbers (NaN or infinite): the "
                          "training diverged")
-    header = {"format": FORMAT, "game": network.config.game,
-              "options": network.config.options, "width": network.config.width,
-              "blocks": network.config.blocks}
-    if network.config.decisive:
-        header["decisive"] = True
-    if network.config.simulations:
-        header["simulations"] = network.config.simulations
-    if network.config.discount != 1.0:
-        header["discount"] = network.config.discount
-    if network.config.tactics:
-        header["tactics"] = True
-    if network.config.traps:
-        header["traps"] = network.config.traps
-    if network.config.trap_planes:
-        header["trap_planes"] = True
-    if network.config.wary_planes:
-        header["wary_planes"] = True
-    if network.config.mix:
-        header["mix"] = network.config.mix
-    if network.config.batch:
-        header["batch"] = network.config.batch
-    arrays: dict[str, Any] = {"__config__": np.array(json.dumps(header, default=repr)),
-                              **network.weights}
+    arrays: dict[str, Any] = {"__config__": np.array(header_text(network)), **network.weights}
     with replaced(path, binary=True) as file:
         np.savez_compressed(file, **arrays)
     return path
+
+
+def header_text(network: Network) -> str:
+    """The JSON header :func:`save` writes for ``network``: the architecture's fields
+    (those off by default only when on) and the ``"search"`` table of the settings that
+    differ from the defaults."""
+    config = network.config
+    header: dict[str, Any] = {"format": FORMAT, "game": config.game, "options": config.options,
+                              "width": config.width, "blocks": config.blocks}
+    for key in ("tactics", "trap_planes", "wary_planes"):
+        if getattr(config, key):
+            header[key] = True
+    search = network.search.changed()
+    if search:
+        header["search"] = search
+    return json.dumps(header, default=repr)
 
 
 def load(path: str | Path, game: Game) -> Network:
@@ -422,11 +408,12 @@ def load(path: str | Path, game: Game) -> Network:
         raise ValueError(f"{name}: weights {', '.join(map(repr, bad[:3]))} hold values that "
                          "are not finite numbers (NaN or infinite): the file is damaged or "
                          "its training diverged")
+    search = fields.pop("search")
     if fields.pop("format") == 1 and "value.w1" in weights:
         cells = int(np.prod(game.info.observation_shape[:2]))
         weights["value.w1"] = np.tile(weights["value.w1"], (cells, 1)) / cells
     try:
-        network = Network(game, NetConfig(**fields), weights)
+        network = Network(game, NetConfig(**fields), weights, search=search)
     except ValueError as error:
         raise ValueError(f"{name}: {error}") from None
     network.source = name
@@ -435,7 +422,9 @@ def load(path: str | Path, game: Game) -> Network:
 
 def _header_fields(name: str, header: Any) -> dict[str, Any]:
     """The header's fields (:data:`HEADER`), each checked, defaults filled in, under
-    :class:`NetConfig`'s names; ``name`` starts every error.
+    :class:`NetConfig`'s names, and ``"search"``, its
+    :class:`~tris_envs.agents.search_settings.SearchSettings` (in a format 1 or 2 header,
+    from the :data:`PLAY_FIELDS` among the others); ``name`` starts every error.
 
     Raises:
         ValueError: a header that is not a JSON object, lacks a field, has an unknown one,
@@ -443,12 +432,15 @@ def _header_fields(name: str, header: Any) -> dict[str, Any]:
     """
     if not isinstance(header, dict):
         raise ValueError(f"{name}: its header is not a JSON object")
-    unknown = sorted(set(header) - set(HEADER))
+    flat = header.get("format") in (1, 2) and not isinstance(header.get("format"), bool)
+    layout = ({k: v for k, v in HEADER.items() if k != "search"} | PLAY_FIELDS if flat
+              else HEADER)
+    unknown = sorted(set(header) - set(layout))
     if unknown:
         raise ValueError(f"{name}: header field {unknown[0]!r} is not one this version "
-                         f"knows ({', '.join(HEADER)})")
+                         f"knows ({', '.join(layout)})")
     fields = {}
-    for key, (check, default) in HEADER.items():
+    for key, (check, default) in layout.items():
         if key not in header:
             if default is None:
                 raise ValueError(f"{name}: its header lacks the field {key!r}")
@@ -458,8 +450,13 @@ def _header_fields(name: str, header: Any) -> dict[str, Any]:
         if problem:
             raise ValueError(f"{name}: header field {key}={brief(header[key], 60)} {problem}")
         fields[key] = header[key]
-    fields["traps"], fields["mix"] = float(fields["traps"]), float(fields["mix"])
-    fields["discount"] = float(fields["discount"])
+    if flat:
+        play = {key: fields.pop(key) for key in PLAY_FIELDS}
+        fields["search"] = SearchSettings.from_table(
+            {k: v for k, v in play.items() if v != PLAY_FIELDS[k][1]}, f"{name}: header field ")
+    else:
+        fields["search"] = SearchSettings.from_table(fields["search"],
+                                                     f"{name}: header field search.")
     return fields
 
 

@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tris_envs.agents.az_network import NetConfig, Network, tactic_planes, tactic_slots
+from tris_envs.agents.search_settings import SearchSettings
 from tris_envs.core.game import Game
 from tris_envs.games import game_spec
 from tris_envs.jax import TrisEnv
@@ -37,10 +38,12 @@ def params_of(network: Network) -> Params:
     return {name: jnp.asarray(weights) for name, weights in network.weights.items()}
 
 
-def network_of(params: Params, game: Game, config: NetConfig) -> Network:
-    """A NumPy :class:`Network` with ``params``' weights (to save or to play)."""
+def network_of(params: Params, game: Game, config: NetConfig,
+               search: SearchSettings | None = None) -> Network:
+    """A NumPy :class:`Network` with ``params``' weights (to save or to play), played with
+    ``search`` (``None``: the defaults)."""
     return Network(game, config, {name: np.asarray(jax.device_get(w), dtype=np.float32)
-                                  for name, w in params.items()})
+                                  for name, w in params.items()}, search=search)
 
 
 def input_of(env: TrisEnv, tactics: bool = False,

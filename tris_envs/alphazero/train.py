@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from tris_envs.agents import make_agent
+from tris_envs.agents.search_settings import SearchSettings
 from tris_envs.core.errors import brief
 from tris_envs.durable import (
     deferred_interrupts,
@@ -104,10 +105,8 @@ class Config:
     explore: float = setting(0.0, number(0, 1))         # self-play moves played at random
     greedy: float = setting(0.0, number(0, 1))          # games with greedy in one seat
     wary: bool = setting(False, flag)                   # no trap handed over in the target
-    play_simulations: int = setting(0, integer(0))      # the saved networks' az budget
-    play_traps: float = setting(0.0, number(0, 1))      # the saved networks' trap rule
-    play_mix: float = setting(0.0, number(0, 1))        # the saved networks' playout share
-    play_batch: int = setting(0, integer(0))            # and az's leaves per call (0: 8)
+    play: SearchSettings = setting(SearchSettings(), table)  # the saved networks' search
+    # play: the [play] table; its decisive and discount default to the training's
     learning_rate: float = setting(1e-3, number(0, strict=True))
     final_learning_rate: float = setting(1e-4, number(0, strict=True))  # cosine decay
     weight_decay: float = setting(0.0, number(0, 1))
@@ -120,6 +119,19 @@ class Config:
     eval_simulations: int = setting(0, integer(0))      # of the evaluated az agent
     opponents: list[str] = setting(["random", "greedy"], specs)
     minutes: float = setting(0.0, number(0))            # wall-clock budget; 0: none
+
+
+FLAT_PLAY_KEYS = {"play_simulations": "simulations", "play_traps": "traps",
+                  "play_mix": "mix", "play_batch": "batch"}
+"""The keys of the ``[play]`` table that configs once held at the top as ``play_<key>``."""
+
+
+def _refuse_flat_play_keys(values: dict[str, Any]) -> None:
+    """A one-line ``ValueError`` for a ``play_<key>`` of :data:`FLAT_PLAY_KEYS`."""
+    for key, value in values.items():
+        if key in FLAT_PLAY_KEYS and value is not None:
+            raise ValueError(f"{key} is now {FLAT_PLAY_KEYS[key]!r} in the [play] table: "
+                             f"write [play] {FLAT_PLAY_KEYS[key]} = {value!r}")
 
 
 def read_config(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
@@ -139,6 +151,7 @@ def read_config(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
     values = read_toml(path)
     base = values.pop("base", None)
     try:
+        _refuse_flat_play_keys(values)
         settings_from(Config, values, Config())
     except ValueError as error:
         raise ValueError(f"{path}: {error}") from None
@@ -169,7 +182,11 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
     """
     values = read_config(path) if path is not None else {}
     values.update({k: v for k, v in overrides.items() if v is not None})
+    _refuse_flat_play_keys(values)
     config: Config = settings_from(Config, values, Config())
+    play = values.get("play", {})
+    config.play = dataclasses.replace(config.play, **{
+        key: getattr(config, key) for key in ("decisive", "discount") if key not in play})
     game = make_game(config.game, **config.options)
     if config.init:
         from tris_envs.agents.az_network import load
@@ -197,7 +214,9 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
                          "with the blunders)")
     for spec in config.opponents:
         make_agent(spec)
-    for key, capability in (("play_traps", "tactics"), ("decisive", "tactics"),
+    if config.play.traps:
+        require(config.game, "tactics", f"[play] traps = {config.play.traps}")
+    for key, capability in (("decisive", "tactics"),
                             ("safe", "tactics"), ("tactics", "tactics"), ("greedy", "tactics"),
                             ("trap_planes", "traps"), ("wary", "wary")):
         value = getattr(config, key)
@@ -234,9 +253,7 @@ class Run:
             raise ValueError(f"envs={config.envs} must be a multiple of the {devices} "
                              "devices the games are sharded over")
         self.net_config = NetConfig(config.game, config.options, config.width, config.blocks,
-                                    config.decisive, config.play_simulations, config.discount,
-                                    config.tactics, config.play_traps, config.trap_planes,
-                                    config.play_mix, config.play_batch)
+                                    config.tactics, config.trap_planes)
         rng = np.random.default_rng(config.seed)
         params = params_of(with_inputs_of(load(config.init, self.game), self.net_config)
                            if config.init else Network(self.game, self.net_config, rng=rng))
@@ -264,7 +281,7 @@ class Run:
         """The current network, as the NumPy :class:`Network` the ``az`` agents play."""
         from tris_envs.alphazero.jax_net import network_of
 
-        return network_of(self.state[0], self.game, self.net_config)
+        return network_of(self.state[0], self.game, self.net_config, self.config.play)
 
     def save(self) -> None:
         """``resume.npz``: every array of the training state, the iteration and the time."""

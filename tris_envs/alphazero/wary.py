@@ -218,7 +218,7 @@ def fit(network: Network, positions: Positions, policy: np.ndarray, values: np.n
             losses.append(step_losses)
         if epoch_done is not None:
             epoch_done(epoch + 1, *np.mean(np.asarray(losses), axis=0).tolist())
-    return network_of(params, network.game, network.config)
+    return network_of(params, network.game, network.config, network.search)
 
 
 def train(settings: Settings, out: Path, quiet: bool = False) -> Path:

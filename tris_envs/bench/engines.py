@@ -437,10 +437,10 @@ def shipped_az_report(rounds: int, moves: int = 10) -> list[str]:
     network = agent.network_for(make_game(name))
     lines = ["", f"az on {name} with its shipped network, {moves} moves of self-play, best of "
              f"{rounds}", "", "| search | ms per move | CPU ms per move |", "|---|---:|---:|"]
-    batch = network.config.batch or BATCH_SIZE
+    batch = network.search.batch
     for label, simulations, mix, batch_size in (
             (f"as shipped ({agent.budget(network)} simulations, playout mix "
-             f"{network.config.mix:g}, {batch} leaf per network call"
+             f"{network.search.mix:g}, {batch} leaf per network call"
              f"{'s' if batch > 1 else ''})", None, None, None),
             (f"100 simulations, the network's values alone, {BATCH_SIZE} leaves per call",
              100, 0.0, BATCH_SIZE)):

@@ -46,7 +46,8 @@ def searches(envs: int, simulations: int) -> dict[bool, Callable[[], Any]]:
     def net(params: Any, x: Any) -> Any:
         return forward(params, x, index, config.blocks)
 
-    recurrent = make_recurrent(env, net, config.decisive, config.discount, inputs)
+    recurrent = make_recurrent(env, net, network.search.decisive, network.search.discount,
+                               inputs)
     key = jax.random.PRNGKey(0)
     states = jax.jit(jax.vmap(env.init))(jax.random.split(key, envs))
     states, _ = random_play(env, envs, 20)(states, key)
