@@ -277,7 +277,8 @@ def lazy_imports(package_dir: Path, package: str = PACKAGE,
                        if n == d or n.startswith(d + ".")}
             if lazy:
                 found.append((name, path, node.lineno,
-                              ", ".join(targets) or _imported(node), outside, targets))
+                              ", ".join(dict.fromkeys(targets)) or _imported(node),
+                              outside, targets))
             else:
                 inner[name].update(t for t in targets if t != name)
                 direct[name] |= outside
