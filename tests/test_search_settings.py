@@ -133,3 +133,17 @@ def test_the_old_flat_play_keys_are_refused_in_one_line_naming_the_new_one(key, 
         message = str(error.value)
         assert f"{key} is now {new!r} in the [play] table: write [play] {new} = 1" in message
         assert "\n" not in message
+
+
+def test_play_simulations_flag_sets_the_play_table_over_the_configs(monkeypatch, tmp_path):
+    from tris_envs.cli import main
+
+    path = tmp_path / "run.toml"
+    path.write_text('game = "tris1"\n[play]\nbatch = 1\nmix = 0.25\n')
+    seen = []
+    monkeypatch.setattr(train, "train", lambda config, out, **kw: seen.append(config) or out)
+    assert main(["train", "az", "--config", str(path), "--play-simulations", "7",
+                 "--out", str(tmp_path / "run")]) == 0
+    assert seen[0].play == SearchSettings(simulations=7, batch=1, mix=0.25)
+    assert main(["train", "az", "--config", str(path), "--out", str(tmp_path / "run")]) == 0
+    assert seen[1].play == SearchSettings(batch=1, mix=0.25)

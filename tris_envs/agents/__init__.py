@@ -11,9 +11,10 @@ from tris_envs.agents.mcts import MCTSAgent, MCTSNode
 from tris_envs.agents.ppo import PolicyOpponent, PPOAgent
 from tris_envs.agents.protocol import Agent
 from tris_envs.agents.scripted import GreedyAgent, RandomAgent
+from tris_envs.agents.search_settings import SearchSettings
 from tris_envs.agents.solver_agent import SolverAgent
 from tris_envs.agents.spec import AgentSpec
 
 __all__ = ["AGENT_SPECS", "AZAgent", "Agent", "AgentSpec", "AlphaBetaAgent", "GreedyAgent",
-           "MCTSAgent", "MCTSNode", "PPOAgent", "PolicyOpponent", "RandomAgent", "SolverAgent",
-           "make_agent"]
+           "MCTSAgent", "MCTSNode", "PPOAgent", "PolicyOpponent", "RandomAgent",
+           "SearchSettings", "SolverAgent", "make_agent"]

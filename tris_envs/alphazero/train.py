@@ -181,7 +181,10 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
         OSError: the file cannot be read.
     """
     values = read_config(path) if path is not None else {}
-    values.update({k: v for k, v in overrides.items() if v is not None})
+    for key, value in overrides.items():
+        if value is not None:                   # [play] keys over the file's [play]
+            values[key] = ({**values[key], **value} if key == "play" and isinstance(
+                values.get(key), dict) and isinstance(value, dict) else value)
     _refuse_flat_play_keys(values)
     config: Config = settings_from(Config, values, Config())
     play = values.get("play", {})

@@ -23,10 +23,11 @@ from tris_envs.progress import duration_text
 from tris_envs.settings import config_names
 
 AZ_INTEGER_FLAGS = ("iterations", "envs", "steps", "simulations", "checkpoint_every",
-                    "eval_games", "eval_simulations", "play_simulations", "width", "blocks",
-                    "batch", "epochs", "seed")
+                    "eval_games", "eval_simulations", "width", "blocks", "batch", "epochs",
+                    "seed")
 """The integer keys of :class:`tris_envs.alphazero.train.Config` that ``train az`` takes as
-flags (``--checkpoint-every`` for ``checkpoint_every``)."""
+flags (``--checkpoint-every`` for ``checkpoint_every``); ``--play-simulations`` sets the
+``[play]`` table's ``simulations``."""
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -115,6 +116,8 @@ def _add_az(learners: Any) -> argparse.ArgumentParser:
                         help="continue the run in RUN_DIR with its config.json")
     for name in AZ_INTEGER_FLAGS:
         parser.add_argument(f"--{name.replace('_', '-')}", type=int, dest=name)
+    parser.add_argument("--play-simulations", type=int, help="the saved network's az "
+                        "budget: [play] simulations")
     parser.add_argument("--minutes", type=float, help="stop (resumably) after this much "
                         "training time")
     parser.add_argument("--opponents", type=lambda text: text.split(","),
@@ -140,6 +143,8 @@ def run_az(args: argparse.Namespace) -> int:
                                                        "opponents")}
             if args.option:
                 overrides["options"] = parse_options(args.option)
+            if args.play_simulations is not None:
+                overrides["play"] = {"simulations": args.play_simulations}
             config = az.load_config(az.config_file(args.config), overrides)
             out, resume = args.out, False
         return az.train(config, out, resume=resume, quiet=args.quiet)
