@@ -69,9 +69,11 @@ def test_a_decisive_run_saves_a_network_that_az_plays_with_the_check(tmp_path):
     assert wins_at_once(game, state, agent.act(game, state))
 
 
-@pytest.mark.parametrize("key, method", [("decisive", "winning_moves"), ("safe", "blunders")])
-def test_decisive_and_safe_need_the_games_methods(key, method):
-    with pytest.raises(ValueError, match=f"{key} = true needs the JAX game's {method}"):
+@pytest.mark.parametrize("key", ["decisive", "safe"])
+def test_decisive_and_safe_need_the_games_tactics(key):
+    with pytest.raises(ValueError, match=f"{key} = true needs the tactics capability .*, "
+                                         "which 'tant_fant' does not have; games with it: "
+                                         "tris2"):
         load_config(None, {"game": "tant_fant", key: True})
 
 
@@ -184,8 +186,8 @@ def test_a_greedy_seat_takes_its_win_in_one_where_the_search_may_not(tmp_path):
     assert won[1] == 12 and won[0] < 12
 
 
-def test_greedy_games_need_the_games_blunders():
-    with pytest.raises(ValueError, match="greedy = 0.5 needs the JAX game's blunders"):
+def test_greedy_games_need_the_games_tactics():
+    with pytest.raises(ValueError, match="greedy = 0.5 needs the tactics capability"):
         load_config(None, {"game": "tant_fant", "greedy": 0.5})
     with pytest.raises(ValueError, match=r"greedy=2: must be"):
         load_config(None, {"game": "tris2", "greedy": 2})
