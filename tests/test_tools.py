@@ -225,9 +225,6 @@ def test_every_deferred_module_is_deferred_by_a_lazy_import_of_the_checkout():
     assert set(graph.DEFERRED) <= deferred, "a reason for a module no lazy import defers"
 
 
-@pytest.mark.xfail(strict=True, reason="lazy imports remain in agents/ppo.py, agents/ppo_file.py, "
-                   "alphazero/train.py, envs/turns.py and ppo/train.py; once they are moved, "
-                   "--check runs --lazy too and this mark goes")
 def test_the_checkout_imports_lazily_only_at_the_optional_extras(capsys):
     graph = _import_graph()
     assert graph.main(["--lazy"]) == 0, capsys.readouterr().out

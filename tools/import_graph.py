@@ -38,9 +38,9 @@ where a distribution's import name is not its own), or one of the few other modu
 reach one of these that the importing module's own do not. Any other lazy import is
 *flagged*: it belongs at the module's top. ``--lazy`` lists the flagged ones.
 
-``--check`` prints only the problems and a summary line (``make lint`` runs it). Exits with
-1 when it finds a circle, an upward import or a private import, else 0; ``--lazy`` exits
-with 1 when a lazy import is flagged.
+``--check`` prints only the problems and the summary lines, the flagged lazy imports
+included (``make lint`` runs it). Exits with 1 when it finds a circle, an upward import, a
+private import or (``--check``, ``--lazy``) a flagged lazy import, else 0.
 """
 
 from __future__ import annotations
@@ -477,8 +477,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     for path, line, name in private:
         lines.append(f"private: {path.relative_to(package_dir.parent)}:{line} imports {name}")
     lines.append(f"{len(private)} private imports")
+    flagged = False
+    if args.check:
+        lazy, flagged = lazy_report(lazy_imports(package_dir, package), package_dir.parent)
+        lines += lazy.splitlines()
     print("\n".join(lines))
-    return 1 if problem or private else 0
+    return 1 if problem or private or flagged else 0
 
 
 if __name__ == "__main__":

@@ -63,6 +63,7 @@ from tris_envs.agents.ppo_file import (
 from tris_envs.agents.shipped import SHIPPED_DIR
 from tris_envs.agents.spec import AgentSpec
 from tris_envs.core.game import Game
+from tris_envs.games import make_game
 
 if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO
@@ -221,8 +222,6 @@ def convert(source: str | Path, destination: str | Path, game: str | None = None
     """
     old = load_policy(source, trust_pickle=True)
     if game is not None:
-        from tris_envs.games import make_game
-
         info = make_game(game, **(game_options or {})).info
         check_policy_fits(old, info.observation_shape, info.num_actions)
     path = export_policy(old, destination, game, game_options)

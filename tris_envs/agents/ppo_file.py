@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from tris_envs.agents.board_cnn import board_cnn
 from tris_envs.durable import replaced
 from tris_envs.games import GAMES
 from tris_envs.settings import Check, flag, integer, one_of, sizes
@@ -156,8 +157,6 @@ def header_of(policy: MaskableActorCriticPolicy, game: str | None,
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from stable_baselines3.common.torch_layers import FlattenExtractor
 
-    from tris_envs.agents.board_cnn import board_cnn
-
     if game is not None and game not in GAMES:
         raise ValueError(f"unknown game {game!r} for a policy header; games: "
                          f"{', '.join(GAMES)}")
@@ -271,8 +270,6 @@ def build_policy(header: dict[str, Any], state_dict: dict[str, Any],
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from stable_baselines3.common.torch_layers import FlattenExtractor
-
-    from tris_envs.agents.board_cnn import board_cnn
 
     for name, tensor in state_dict.items():
         if not isinstance(name, str) or not isinstance(tensor, torch.Tensor):

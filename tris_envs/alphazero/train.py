@@ -52,6 +52,8 @@ from typing import Any
 import numpy as np
 
 from tris_envs.agents import make_agent
+from tris_envs.agents.az import AZAgent
+from tris_envs.agents.az_network import NetConfig, Network, load, save, with_inputs_of
 from tris_envs.agents.search_settings import SearchSettings
 from tris_envs.core.errors import brief
 from tris_envs.durable import (
@@ -59,6 +61,8 @@ from tris_envs.durable import (
     replaced,
     write_text,
 )
+from tris_envs.evaluation import play_match
+from tris_envs.evaluation.metrics import MoveQuality, move_quality
 from tris_envs.games import GAMES, make_game, require
 from tris_envs.machine import record
 from tris_envs.progress import Progress
@@ -192,8 +196,6 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
         key: getattr(config, key) for key in ("decisive", "discount") if key not in play})
     game = make_game(config.game, **config.options)
     if config.init:
-        from tris_envs.agents.az_network import load
-
         network = load(config.init, game)
         if (network.config.width, network.config.blocks) != (config.width, config.blocks):
             raise ValueError(f"init={config.init!r} has width {network.config.width} and "
@@ -238,7 +240,6 @@ class Run:
         import jax
         import optax
 
-        from tris_envs.agents.az_network import NetConfig, Network, load, with_inputs_of
         from tris_envs.alphazero.jax_net import params_of, policy_index
         from tris_envs.alphazero.learner import (
             Search,
@@ -436,8 +437,6 @@ def _ready(outputs: Any) -> Any:
 
 def _save_network(network: Any, path: Path) -> Path:
     """:func:`tris_envs.agents.az_network.save` (refuses weights that are not finite)."""
-    from tris_envs.agents.az_network import save
-
     return save(network, path)
 
 
@@ -493,10 +492,6 @@ def _evaluate(run: Run) -> dict[str, Any]:
     """The network's scores against the opponents (and, where the game has a solver, the
     share of its moves with a choice that keep the solver's value: ``tris-envs eval
     --metrics``'s value-keeping moves)."""
-    from tris_envs.agents.az import AZAgent
-    from tris_envs.evaluation import play_match
-    from tris_envs.evaluation.metrics import MoveQuality, move_quality
-
     network = run.network()
     config, scores = run.config, dict[str, Any]()
     quality = MoveQuality()

@@ -23,6 +23,7 @@ seed and the same learner actions give the same episode in all three:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from time import perf_counter
 from typing import Any
 
 import numpy as np
@@ -345,8 +346,6 @@ def play_opponents(duels: Iterable[Duel], timer: Timer | None = None) -> None:
     Raises:
         IllegalActionError: an opponent played an illegal action (the duel has not moved).
     """
-    from time import perf_counter
-
     waiting = list(duels)
     while waiting:
         movers = []

@@ -47,7 +47,7 @@ except ImportError as error:
     raise ImportError("training needs the train extra: pip install 'tris_envs[train]'"
                       ) from error
 
-from tris_envs.agents.ppo import export_policy
+from tris_envs.agents.ppo import BoardCNN, export_policy
 from tris_envs.core.game import Game
 from tris_envs.durable import replaced, write_text
 from tris_envs.evaluation.checkpoint import OpponentResult, evaluate_checkpoint
@@ -280,8 +280,6 @@ def policy_kwargs(network: NetworkSettings) -> dict[str, Any]:
     heads = {"pi": list(network.net_arch), "vf": list(network.net_arch)}
     if network.extractor == "mlp":
         return {"net_arch": heads}
-    from tris_envs.agents.ppo import BoardCNN
-
     return {"features_extractor_class": BoardCNN,
             "features_extractor_kwargs": {"channels": list(network.channels),
                                           "features_dim": network.features_dim},
