@@ -2,7 +2,7 @@
 
 The learner plays a random seat of :class:`tris_envs.envs.SingleAgentEnv`; its opponent is
 first a random player, then, every ``--rounds`` part of the budget, a frozen snapshot of the
-learner itself (``PolicyOpponent``). ``training/train.py`` does the same at scale, with an
+learner itself (``PolicyOpponent``). ``tris-envs train ppo`` does the same at scale, with an
 opponent pool (``tris_envs.ppo.pool``), evaluations and checkpoints.
 
 Run: ``python examples/self_play.py [--game tris1] [--timesteps 60000] [--rounds 3]``.
