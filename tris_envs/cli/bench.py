@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from tris_envs.bench import engines
+from tris_envs.bench import engines, networks
 from tris_envs.games import GAMES
 from tris_envs.machine import describe
 
@@ -32,15 +32,21 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     bench.add_argument("--learner", action="store_true",
                        help="instead: the AlphaZero learner's self-play search with mctx's "
                             "backups and with the batched ones (needs the jax extra)")
+    bench.add_argument("--networks", action="store_true",
+                       help="instead: the default az agent's time per move with each shipped "
+                            "network, against the budget of 100 ms a move")
+    bench.add_argument("--network-moves", type=int, default=networks.MOVES,
+                       help="positions timed per network with --networks (default "
+                            f"{networks.MOVES})")
     return bench
 
 
 def run(args: argparse.Namespace) -> None:
     # refused by the top parser, as a flag argparse refuses (`tris-envs: error: ...`)
     if (args.steps < 1 or args.rounds < 1 or args.mcts_simulations < 0
-            or (args.openspiel_simulations or 1) < 1):
-        args.parser.error("--steps, --rounds and --openspiel-simulations must be at least 1, "
-                          "--mcts-simulations >= 0")
+            or (args.openspiel_simulations or 1) < 1 or args.network_moves < 1):
+        args.parser.error("--steps, --rounds, --openspiel-simulations and --network-moves "
+                          "must be at least 1, --mcts-simulations >= 0")
     if args.mcts and args.mcts_simulations < 1:
         args.parser.error("--mcts needs --mcts-simulations of at least 1")
     print(f"Machine: {describe()}", flush=True)
@@ -52,6 +58,8 @@ def run(args: argparse.Namespace) -> None:
         from tris_envs.bench import learner  # the jax extra
 
         print(learner.run())
+    elif args.networks:
+        print(networks.run(moves=args.network_moves))
     else:
         print(engines.run(steps=args.steps, rounds=args.rounds, names=args.env,
                           mcts_simulations=args.mcts_simulations, mcts_only=args.mcts,
