@@ -17,7 +17,6 @@ import pytest
 pytest.importorskip("mctx")
 
 from tris_envs.agents.az_network import load
-from tris_envs.agents.shipped import SHIPPED_DIR
 from tris_envs.alphazero.train import CONFIG_DIR, Config, config_file, load_config, train
 from tris_envs.cli import main as cli_main
 from tris_envs.games import GAMES
@@ -136,27 +135,14 @@ def test_games_that_do_not_split_over_the_devices_are_refused(tmp_path):
         result.stderr)
 
 
-@pytest.mark.parametrize("path", sorted(CONFIG_DIR.glob("az_*.toml")),
-                         ids=lambda p: p.stem)
-def test_every_config_parses_and_names_its_variant(path):
-    from tris_envs.agents.az import variant_name
-
-    config = load_config(path, {})
-    game = GAMES[config.game].make(**config.options)
-    assert path.stem == variant_name(game)
-
-
 def test_config_takes_a_shipped_name_or_a_path(tmp_path):
-    assert config_file("az_tris2") == CONFIG_DIR / "az_tris2.toml"
     assert config_file("demo") == CONFIG_DIR / "demo.toml"
     mine = tmp_path / "mine"            # a file of one's own, even without the suffix
     mine.write_text('game = "tris1"\n')
     assert config_file(str(mine)) == mine
     assert config_file("other/dir/run.toml") == Path("other/dir/run.toml")
     assert config_file(None) is None
-    with pytest.raises(ValueError, match=r"\(have: az_doppia_scelta, .*, az_tant_fant, .*demo, "
-                       r"tris2_rule4_traps, tris2_tactics, tritoc_finetune, tritoc_stage3, "
-                       r"tritoc_stage4, tritoc_stage5\)"):
+    with pytest.raises(ValueError, match=r"\(have: demo\)"):
         config_file("tant_fant")
 
 
@@ -191,144 +177,6 @@ def test_a_bad_base_gets_one_clear_line(files, message, tmp_path, capsys):
     assert train_az(["--config", str(tmp_path / "a.toml"), "--out", str(tmp_path / "run")]) == 2
     error = capsys.readouterr().err
     assert message in error and error.count("\n") == 1
-
-
-LAST_STAGE = {"az_tris2": "tris2_tactics", "az_tris2__max_side=4": "tris2_rule4_traps",
-              "az_tritoc": "tritoc_stage5"}
-"""The shipped networks trained in stages: the config of the last stage, which starts from
-the run before it (the first is the config named after the network). The rule of 4's then
-gained the wary planes (``tris-envs train wary``, no learner config), which its header
-says besides."""
-
-
-@pytest.mark.parametrize("path", [p for p in sorted(CONFIG_DIR.glob("az_*.toml"))
-                                  if (SHIPPED_DIR / f"{p.stem}.npz").is_file()],
-                         ids=lambda p: p.stem)
-def test_every_shipped_network_was_trained_with_its_config(path):
-    """The header of each shipped network matches the config named after it (through its
-    bases), or for a network trained in stages its last stage's config: a change to
-    ``demo.toml`` that would alter a network's recipe shows here."""
-    config = load_config(config_file(LAST_STAGE.get(path.stem, path.stem)), {"init": ""})
-    game = GAMES[config.game].make(**config.options)
-    network = load(SHIPPED_DIR / f"{path.stem}.npz", game)
-    header = network.config
-    assert (header.game, header.options, header.width, header.blocks, header.tactics,
-            header.trap_planes, network.search) == (
-        config.game, config.options, config.width, config.blocks, config.tactics,
-        config.trap_planes, config.play)
-    assert header.wary_planes == (path.stem == "az_tris2__max_side=4")
-
-
-def test_tritocs_later_stages_train_on_the_stage_before(tmp_path, monkeypatch):
-    """The shipped Tritoc network comes from five configs: ``az_tritoc`` (``--out
-    runs/tritoc``), then ``tritoc_finetune`` (``--out runs/tritoc_ft``), which starts from
-    that run's final network with twice the self-play search, under no time budget, then
-    ``tritoc_stage3``, which starts from the second's final network with a third of its
-    learning rate, then ``tritoc_stage4`` and ``tritoc_stage5``, each from the stage
-    before with twice its self-play search; the last sets the budget, playout mix and batch
-    the ``az`` agents play the network with (1,000 simulations, half of each leaf's value
-    from a random playout, one leaf per network call)."""
-    from tris_envs.agents.az_network import NetConfig, Network, save
-
-    first = load_config(config_file("az_tritoc"), {})
-    game = GAMES["tritoc"].make()
-    (tmp_path / "runs" / "tritoc").mkdir(parents=True)
-    save(Network(game, NetConfig("tritoc", {}, first.width, first.blocks)),
-         tmp_path / "runs" / "tritoc" / "final.npz")
-    monkeypatch.chdir(tmp_path)
-    second = load_config(config_file("tritoc_finetune"), {})
-    assert second.init == "runs/tritoc/final.npz" and second.minutes == 0
-    assert (second.simulations, first.simulations) == (32, 16)
-    assert dataclasses.replace(second, init="", simulations=16, iterations=first.iterations,
-                               learning_rate=first.learning_rate, checkpoint_every=10,
-                               final_learning_rate=first.final_learning_rate,
-                               minutes=first.minutes) == first
-    (tmp_path / "runs" / "tritoc_ft").mkdir()
-    (tmp_path / "runs" / "tritoc_ft" / "final.npz").write_bytes(
-        (tmp_path / "runs" / "tritoc" / "final.npz").read_bytes())
-    third = load_config(config_file("tritoc_stage3"), {})
-    assert third.init == "runs/tritoc_ft/final.npz"
-    assert (third.learning_rate, third.final_learning_rate) == pytest.approx(
-        (second.learning_rate / 3, second.final_learning_rate / 3))
-    assert dataclasses.replace(third, init=second.init, iterations=second.iterations,
-                               learning_rate=second.learning_rate,
-                               final_learning_rate=second.final_learning_rate) == second
-    stages = [third]
-    for number in (4, 5):
-        (tmp_path / "runs" / f"tritoc_s{number - 1}").mkdir()
-        (tmp_path / "runs" / f"tritoc_s{number - 1}" / "final.npz").write_bytes(
-            (tmp_path / "runs" / "tritoc" / "final.npz").read_bytes())
-        stage = load_config(config_file(f"tritoc_stage{number}"), {})
-        assert stage.init == f"runs/tritoc_s{number - 1}/final.npz"
-        assert stage.simulations == 2 * stages[-1].simulations
-        assert dataclasses.replace(stage, init=stages[-1].init, iterations=stages[-1].iterations,
-                                   simulations=stages[-1].simulations,
-                                   considered=stages[-1].considered,
-                                   checkpoint_every=stages[-1].checkpoint_every,
-                                   play=stages[-1].play) == stages[-1]
-        stages.append(stage)
-    assert [(stage.iterations, stage.considered) for stage in stages] == [(60, 8), (60, 16),
-                                                                          (30, 16)]
-    network = load(SHIPPED_DIR / "az_tritoc.npz", game)
-    last = stages[-1]
-    play = network.search
-    assert (network.config.width, network.config.blocks, play.simulations, play.mix,
-            play.batch) == (last.width, last.blocks, last.play.simulations, last.play.mix,
-                            last.play.batch) == (32, 2, 1000, 0.5, 1)
-
-
-def test_tris2s_second_stage_adds_the_tactics_planes_to_the_first_stages_network(tmp_path,
-                                                                              monkeypatch):
-    """The shipped Tris 2 network comes from two configs: ``az_tris2`` (``--out runs/tris2
-    --minutes 0``), then ``tris2_tactics``, which starts from that run's iteration-140
-    checkpoint with the tactics planes, its own schedule and no time budget."""
-    from tris_envs.agents.az_network import NetConfig, Network, save
-
-    first = load_config(config_file("az_tris2"), {})
-    game = GAMES["tris2"].make()
-    (tmp_path / "runs" / "tris2").mkdir(parents=True)
-    save(Network(game, NetConfig("tris2", {}, first.width, first.blocks)),
-         tmp_path / "runs" / "tris2" / "net_140.npz")
-    monkeypatch.chdir(tmp_path)
-    second = load_config(config_file("tris2_tactics"), {})
-    assert second.init == "runs/tris2/net_140.npz" and second.minutes == 0
-    assert second.tactics and not first.tactics
-    assert second.play.traps == 0.5 and not first.play.traps    # play only, no training
-    assert first.checkpoint_every == 10 and first.iterations >= 140
-    assert dataclasses.replace(second, init="", tactics=False, play=first.play,
-                               iterations=first.iterations,
-                               learning_rate=first.learning_rate,
-                               final_learning_rate=first.final_learning_rate,
-                               minutes=first.minutes) == first
-
-
-def test_the_rule_of_4_network_trains_the_default_one_on_then_adds_the_trap_planes(
-        tmp_path, monkeypatch):
-    """The shipped Tris 2 network for ``max_side=4`` comes from two configs:
-    ``az_tris2__max_side=4`` (``--out runs/tris2_rule4``), the shipped default network
-    trained on under the rule with ``tris2_tactics``' recipe, then ``tris2_rule4_traps``,
-    which starts from that run's final network with the trap planes."""
-    from tris_envs.agents.az_network import NetConfig, Network, save
-
-    first = load_config(config_file("az_tris2__max_side=4"), {})
-    assert first.options == {"max_side": 4}
-    assert first.init == "tris_envs/checkpoints/az_tris2.npz"
-    # the two inits that live under runs/, which a clean checkout does not have
-    for init, options, tactics in (("tris2/net_140.npz", {}, False),
-                                   ("tris2_rule4/final.npz", first.options, True)):
-        (tmp_path / "runs" / init).parent.mkdir(parents=True)
-        save(Network(GAMES["tris2"].make(**options),
-                     NetConfig("tris2", options, first.width, first.blocks,
-                               tactics=tactics)),
-             tmp_path / "runs" / init)
-    monkeypatch.chdir(tmp_path)
-    recipe = load_config(config_file("tris2_tactics"), {})
-    assert dataclasses.replace(first, options={}, init=recipe.init) == recipe
-    second = load_config(config_file("tris2_rule4_traps"), {})
-    assert second.init == "runs/tris2_rule4/final.npz"
-    assert second.trap_planes and not first.trap_planes
-    assert dataclasses.replace(second, init=first.init, trap_planes=False,
-                               iterations=first.iterations) == first
 
 
 @pytest.mark.parametrize("arguments, message", [
@@ -462,13 +310,30 @@ def test_bench_learner_times_both_backups_and_finds_the_same_policies(monkeypatc
     import tris_envs.bench.learner as bench
     from tris_envs.cli import main as cli
 
-    table = bench.run(simulations=(3,), envs=2, rounds=1)
-    row = table.splitlines()[2].split("|")
+    table = bench.backups_report(simulations=(3,), envs=2, rounds=1)
+    row = table[2].split("|")
     assert row[1].strip() == "3" and float(row[2]) > 0 and float(row[3]) > 0
-    assert row[5].strip() == "yes" and "the shipped tritoc network" in table
+    assert row[5].strip() == "yes" and "the shipped tritoc network" in table[-1]
     monkeypatch.setattr(bench, "run", lambda: "the table")
     cli(["bench", "--learner"])
     assert capsys.readouterr().out == f"Machine: {describe()}\nthe table\n"
+
+
+def test_bench_learner_sets_the_learner_on_connect_four_beside_ours():
+    import tris_envs.bench.learner as bench
+
+    tiny = bench.Case("tris1", "tris1", 4, 1, epochs=1)
+    lines = bench.throughput_report(cases=(tiny,), rounds=1, envs=2, steps=2)
+    assert lines[0].startswith("| game | network | epochs | compile, s | iteration, s |")
+    ours, theirs = (line.split("|")[1:-1] for line in lines[2:4])
+    assert [ours[0].strip(), theirs[0].strip()] == ["tris1", "Pgx connect_four"]
+    for row in (ours, theirs):
+        assert row[1].strip() == "4 × 1" and row[2].strip() == "1"
+        assert float(row[3]) > 0 and float(row[4]) > 0 and float(row[5].replace(",", "")) > 0
+    assert float(ours[6].strip().rstrip("×")) > 0 and ours[7].strip() in (
+        "≥ 0.6× met", "≥ 0.6× NOT met")
+    assert theirs[6].strip() == theirs[7].strip() == "" and len(lines) == 6
+    assert lines[5].startswith("one iteration of the learner (self-play and updates): 4 plies")
 
 
 @pytest.mark.slow

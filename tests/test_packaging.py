@@ -118,12 +118,13 @@ def test_the_wheel_carries_the_license_and_the_package_data(built):
     for name in ("tris_envs/__main__.py", "tris_envs/py.typed",
                  "tris_envs/checkpoints/tant_fant.pt", "tris_envs/checkpoints/az_tris1.npz"):
         assert name in wheel_files
-    # tris-envs train ppo --game <game> and train az --config <name> find their configs
-    # inside the installed package
+    # tris-envs train ppo --game <game>, train az --config <name> and --recipe <name> find
+    # their configs and recipes inside the installed package
     configs = {p.relative_to(ROOT).as_posix()
-               for learner in ("ppo", "alphazero")
-               for p in (ROOT / "tris_envs" / learner / "configs").glob("*.toml")}
-    assert "tris_envs/alphazero/configs/demo.toml" in configs
+               for folder in ("ppo/configs", "alphazero/configs", "alphazero/recipes")
+               for p in (ROOT / "tris_envs" / folder).glob("*.toml")}
+    assert {"tris_envs/alphazero/configs/demo.toml",
+            "tris_envs/alphazero/recipes/az_tritoc.toml"} <= configs
     assert configs and configs <= set(wheel_files), sorted(configs - set(wheel_files))
     assert not [n for n in wheel_files if n.startswith("tests/")]
     assert "License-Expression: MIT" in metadata

@@ -7,8 +7,10 @@ Usage::
 Each file is read with :func:`tris_envs.agents.az_network.load` (which reads every format)
 and written again with the header :func:`~tris_envs.agents.az_network.header_text` gives
 it and the very arrays the file held (same names, dtypes, shapes and bytes; checked after
-the write). A format 1 file is left as it is: its value head has format 1's shape, which
-only its header's format number tells a reader.
+the write). A file named as a shipped recipe (:mod:`tris_envs.alphazero.recipes`) whose
+header names none gets that recipe and the package version. A format 1 file is left as it
+is: its value head has format 1's shape, which only its header's format number tells a
+reader.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ from typing import Any
 import numpy as np
 
 from tris_envs.agents.az_network import FORMAT, header_text, load
+from tris_envs.alphazero.recipes import recipe_names
 from tris_envs.durable import replaced
 from tris_envs.games import make_game
+from tris_envs.machine import package_version
 
 
 def arrays_of(path: Path) -> dict[str, np.ndarray]:
@@ -37,6 +41,8 @@ def rewrite(path: Path) -> str:
     if header["format"] == 1:
         return f"{path}: format 1, left as it is"
     network = load(path, make_game(header["game"], **header["options"]))
+    if not network.recipe and path.stem in recipe_names():
+        network.recipe, network.version = path.stem, package_version()
     text = header_text(network)
     weights = {name: array for name, array in arrays.items() if name != "__config__"}
     written: dict[str, Any] = {"__config__": np.array(text), **weights}

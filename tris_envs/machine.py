@@ -79,3 +79,10 @@ def record(folder: Path, start: str) -> str:
     with open(folder / "machine.txt", "a", encoding="utf-8") as file:
         file.write(f"{when} {start}: {machine}\n")
     return machine
+
+
+def package_version() -> str:
+    """The installed tris_envs distribution's version (what files it writes record)."""
+    from importlib.metadata import version
+
+    return version("tris_envs")

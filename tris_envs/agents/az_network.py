@@ -40,9 +40,11 @@ from tris_envs.durable import replaced
 from tris_envs.games import game_spec, require, tactics_of
 from tris_envs.settings import Check, flag, integer, number, table
 
-FORMAT = 3
-"""Version of the ``.npz`` layout. Format 3 keeps the play-time search settings in their own
-header table, ``"search"`` (:class:`~tris_envs.agents.search_settings.SearchSettings`);
+FORMAT = 4
+"""Version of the ``.npz`` layout. Format 4 adds where a network comes from: the
+``"recipe"`` that makes it (:mod:`tris_envs.alphazero.recipes`) and the package
+``"version"`` that wrote it, both optional. Format 3 keeps the play-time search settings in
+their own header table, ``"search"`` (:class:`~tris_envs.agents.search_settings.SearchSettings`);
 formats 1 and 2 had them among the architecture's fields (:data:`PLAY_FIELDS`). Format 1's
 value head read the mean over the cells (``value.w1`` of shape ``(width, width)``);
 :func:`load` turns it into the later formats', which reads every cell
@@ -54,17 +56,18 @@ def _text(value: Any) -> str | None:
 
 
 HEADER: dict[str, tuple[Check, Any]] = {
-    "format": (lambda v: None if v in (1, 2, FORMAT) and not isinstance(v, bool)
-               else f"must be 1, 2 or {FORMAT} (the formats this version reads)", None),
+    "format": (lambda v: None if v in (1, 2, 3, FORMAT) and not isinstance(v, bool)
+               else f"must be 1 to {FORMAT} (the formats this version reads)", None),
     "game": (_text, None), "options": (table, None),
     "width": (integer(1), None), "blocks": (integer(0), None),
     "tactics": (flag, False), "trap_planes": (flag, False), "wary_planes": (flag, False),
-    "search": (table, {}),
+    "search": (table, {}), "recipe": (_text, ""), "version": (_text, ""),
 }
 """The fields of a network file's header: each one's check and its default (``None``: the
 field is required), in the order of :class:`NetConfig`'s fields after ``format``, then the
 search settings' table (checked by
-:meth:`~tris_envs.agents.search_settings.SearchSettings.from_table`)."""
+:meth:`~tris_envs.agents.search_settings.SearchSettings.from_table`), then the
+:attr:`Network.recipe` and :attr:`Network.version` (format 4; ``""``: not said)."""
 
 PLAY_FIELDS: dict[str, tuple[Check, Any]] = {
     "decisive": (flag, False), "simulations": (integer(0), 0),
@@ -192,6 +195,10 @@ class Network:
         self.weights = {k: np.asarray(v, dtype=np.float32) for k, v in weights.items()}
         self.source = "the network"
         """What the network is called in errors (``network '<path>'`` once loaded)."""
+        self.recipe = ""
+        """The recipe that makes it (:mod:`tris_envs.alphazero.recipes`; ``""``: none said)."""
+        self.version = ""
+        """The package version that wrote it as a recipe's network (``""``: not said)."""
         height, width, _ = game.info.observation_shape
         self.index = np.array(game_spec(config.game).policy.index(game.info.num_actions,
                                                                   height, width))
@@ -367,6 +374,9 @@ def header_text(network: Network) -> str:
     search = network.search.changed()
     if search:
         header["search"] = search
+    for key in ("recipe", "version"):
+        if getattr(network, key):
+            header[key] = getattr(network, key)
     return json.dumps(header, default=repr)
 
 
@@ -408,7 +418,7 @@ def load(path: str | Path, game: Game) -> Network:
         raise ValueError(f"{name}: weights {', '.join(map(repr, bad[:3]))} hold values that "
                          "are not finite numbers (NaN or infinite): the file is damaged or "
                          "its training diverged")
-    search = fields.pop("search")
+    search, recipe, version = (fields.pop(key) for key in ("search", "recipe", "version"))
     if fields.pop("format") == 1 and "value.w1" in weights:
         cells = int(np.prod(game.info.observation_shape[:2]))
         weights["value.w1"] = np.tile(weights["value.w1"], (cells, 1)) / cells
@@ -416,7 +426,7 @@ def load(path: str | Path, game: Game) -> Network:
         network = Network(game, NetConfig(**fields), weights, search=search)
     except ValueError as error:
         raise ValueError(f"{name}: {error}") from None
-    network.source = name
+    network.source, network.recipe, network.version = name, recipe, version
     return network
 
 
@@ -433,8 +443,8 @@ def _header_fields(name: str, header: Any) -> dict[str, Any]:
     if not isinstance(header, dict):
         raise ValueError(f"{name}: its header is not a JSON object")
     flat = header.get("format") in (1, 2) and not isinstance(header.get("format"), bool)
-    layout = ({k: v for k, v in HEADER.items() if k != "search"} | PLAY_FIELDS if flat
-              else HEADER)
+    layout = ({k: v for k, v in HEADER.items() if k not in ("search", "recipe", "version")}
+              | PLAY_FIELDS if flat else HEADER)
     unknown = sorted(set(header) - set(layout))
     if unknown:
         raise ValueError(f"{name}: header field {unknown[0]!r} is not one this version "
@@ -451,6 +461,7 @@ def _header_fields(name: str, header: Any) -> dict[str, Any]:
             raise ValueError(f"{name}: header field {key}={brief(header[key], 60)} {problem}")
         fields[key] = header[key]
     if flat:
+        fields |= {"recipe": "", "version": ""}
         play = {key: fields.pop(key) for key in PLAY_FIELDS}
         fields["search"] = SearchSettings.from_table(
             {k: v for k, v in play.items() if v != PLAY_FIELDS[k][1]}, f"{name}: header field ")

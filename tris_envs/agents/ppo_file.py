@@ -44,6 +44,7 @@ import numpy as np
 from tris_envs.agents.board_cnn import board_cnn
 from tris_envs.durable import replaced
 from tris_envs.games import GAMES
+from tris_envs.machine import package_version
 from tris_envs.settings import Check, flag, integer, one_of, sizes
 
 if TYPE_CHECKING:
@@ -199,7 +200,7 @@ def header_of(policy: MaskableActorCriticPolicy, game: str | None,
     else:
         raise ValueError(f"features extractor {type(extractor).__name__} is not one a policy "
                          "file names (FlattenExtractor, BoardCNN)")
-    return {"format": FORMAT, "version": VERSION, "package_version": _package_version(),
+    return {"format": FORMAT, "version": VERSION, "package_version": package_version(),
             "game": game, "game_options": dict(game_options),
             "observation": {"shape": [int(n) for n in space.shape], "dtype": str(space.dtype),
                             "low": _number(lows[0]), "high": _number(highs[0])},
@@ -328,12 +329,6 @@ def _is_zip(source: Path | io.BytesIO) -> bool:
 def _no_learning(progress: float) -> float:
     """The learning-rate schedule of a loaded policy: it is played, not trained."""
     return 0.0
-
-
-def _package_version() -> str:
-    from importlib.metadata import version
-
-    return version("tris_envs")
 
 
 def _number(value: Any) -> int | float:

@@ -1,9 +1,10 @@
 """The AlphaZero learner's command: configs, checkpoints, resume, logs and evaluation.
 
-    tris-envs train az --config az_tant_fant --out runs/tf      # a config the package ships
+    tris-envs train az --config demo --out runs/demo          # the config the package ships
     tris-envs train az --config my_run.toml --out runs/mine   # or a TOML file of your own
     tris-envs train az --game tris1 --iterations 20 --out runs/tris1 --minutes 5
-    tris-envs train az --resume runs/tf                       # continues where it stopped
+    tris-envs train az --resume runs/mine                     # continues where it stopped
+    tris-envs train az --recipe az_tant_fant --out runs/tf    # a shipped network, from nothing
 
 Each iteration is :func:`tris_envs.alphazero.learner.make_iteration` (self-play through
 mctx searches over the game's JAX ``step``, then the updates). Every ``checkpoint_every``
@@ -28,9 +29,9 @@ On a terminal a progress line or bar shows the iterations, plies and time left (
 
 Configs hold the keys of :class:`Config`; flags override them. A config may start from
 another with ``base = "<name or path>"`` (:func:`read_config`): it then holds only what it
-changes. The package ships the config of each of its networks in :data:`CONFIG_DIR`, named
-as the network it trains (``az_<game>[__<option>=<value>...]``), and ``demo`` (``make
-demo``); ``--config`` takes such a name or a path. The command's arguments are declared
+changes. The package ships ``demo`` (``make demo``) in :data:`CONFIG_DIR`; ``--config``
+takes its name or a path. Each shipped network is made by its recipe, every stage from
+nothing (:mod:`tris_envs.alphazero.recipes`, ``--recipe``). The command's arguments are declared
 in :mod:`tris_envs.cli.train`; ``training/alphazero.py`` in a checkout is the loop as a
 short script.
 Needs ``pip install "tris_envs[jax]"``; the curve needs matplotlib, the TensorBoard logs
@@ -80,7 +81,7 @@ from tris_envs.settings import (
 )
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
-"""The shipped configs: where ``--config <name>`` finds ``<name>.toml``."""
+"""The shipped configs (``demo``): where ``--config <name>`` finds ``<name>.toml``."""
 
 
 @dataclasses.dataclass
@@ -91,6 +92,8 @@ class Config:
     options: dict[str, Any] = setting({}, table)
     seed: int = setting(0, integer(0))
     iterations: int = setting(100, integer(1))
+    stop: int = setting(0, integer(0))      # end after this iteration (0: iterations); the
+    # learning rate's schedule still spans iterations (a recipe's stage that ships net_<stop>)
     envs: int = setting(256, integer(1))                # games played at once
     steps: int = setting(32, integer(1))                # plies of each game per iteration
     simulations: int = setting(32, integer(1))          # of each self-play move's search
@@ -227,6 +230,8 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
         value = getattr(config, key)
         if value:
             require(config.game, capability, f"{key} = {'true' if value is True else value}")
+    if config.stop > config.iterations:
+        raise ValueError(f"stop={config.stop} must be at most iterations={config.iterations}")
     if config.envs * config.steps % config.batch:
         raise ValueError(f"batch={config.batch} must divide envs * steps = "
                          f"{config.envs * config.steps}")
@@ -371,7 +376,8 @@ def train(config: Config, out: Path, resume: bool = False, quiet: bool = False) 
     writer = _optional("TensorBoard", lambda: _tensorboard(out))
     budget = config.minutes * 60                     # for this invocation's training time
     spent = run.seconds
-    progress = Progress("train az", config.iterations - run.iteration_done, "iterations",
+    end = config.stop or config.iterations
+    progress = Progress("train az", end - run.iteration_done, "iterations",
                         quiet=quiet, seconds=budget or None)
     say = (lambda line: None) if quiet else progress.write
     try:
@@ -381,7 +387,7 @@ def train(config: Config, out: Path, resume: bool = False, quiet: bool = False) 
                     "evaluation was cut short)")
                 writer = _scored(run, rows, writer, say)
             began = time.perf_counter() - run.seconds
-            while run.iteration_done < config.iterations:
+            while run.iteration_done < end:
                 *state, metrics = _ready(run.step(*run.state))
                 _check_losses(metrics, run)
                 with deferred_interrupts():     # the state, its count and its row together
@@ -390,12 +396,12 @@ def train(config: Config, out: Path, resume: bool = False, quiet: bool = False) 
                     row = _row(run, metrics)
                     stop = bool(budget) and run.seconds - spent >= budget
                     k = run.iteration_done
-                    checkpoint = k % config.checkpoint_every == 0 or k == config.iterations
+                    checkpoint = k % config.checkpoint_every == 0 or k == end
                     rows.append(row)             # before the checkpoint: a kill between the
                     _write_progress(out, rows)   # two resumes from the checkpoint before
                     if checkpoint or stop:
                         _checkpoint(run)
-                progress.note(f"iteration {k:,}/{config.iterations:,}, {row['plies']:,} "
+                progress.note(f"iteration {k:,}/{end:,}, {row['plies']:,} "
                               f"plies, policy loss {row['policy_loss']:.3f}, value loss "
                               f"{row['value_loss']:.3f}")
                 progress.advance()
@@ -410,7 +416,7 @@ def train(config: Config, out: Path, resume: bool = False, quiet: bool = False) 
                     break
             final = _save_network(run.network(), out / "final.npz")
             progress.close(f"{run.iteration_done * config.envs * config.steps:,} plies, "
-                           f"iteration {run.iteration_done:,}/{config.iterations:,}")
+                           f"iteration {run.iteration_done:,}/{end:,}")
     except KeyboardInterrupt:
         run.save()
         print(f"interrupted after iteration {run.iteration_done}; continue with --resume "
@@ -482,7 +488,8 @@ def _scored(run: Run, rows: list[dict[str, Any]], writer: Any, say: Callable[[st
     row = rows[-1]
     row |= _evaluate(run)
     _write_progress(run.out, rows)
-    say(f"iteration {row['iteration']:,}/{run.config.iterations:,}: {row['plies']:,} plies, "
+    end = run.config.stop or run.config.iterations
+    say(f"iteration {row['iteration']:,}/{end:,}: {row['plies']:,} plies, "
         + ", ".join(f"{key} {value:g}" for key, value in row.items()
                     if key.startswith("vs ") or key == "value_kept"))
     return _logged(writer, row)

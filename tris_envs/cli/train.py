@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tris_envs.agents.shipped import SHIPPED_DIR
+from tris_envs.alphazero import recipes, wary
 from tris_envs.alphazero import train as az
-from tris_envs.alphazero import wary
 from tris_envs.core.options import parse_options
 from tris_envs.durable import Terminated, sigterm_as_interrupt
+from tris_envs.machine import describe
 from tris_envs.ppo.commands import config_from
 from tris_envs.progress import duration_text
 from tris_envs.settings import config_names
@@ -122,13 +125,33 @@ def _add_az(learners: Any) -> argparse.ArgumentParser:
                         "training time")
     parser.add_argument("--opponents", type=lambda text: text.split(","),
                         help="comma-separated agent specs for the evaluations")
+    parser.add_argument("--recipe", help="train a shipped network from nothing, every stage "
+                        f"({', '.join(recipes.recipe_names())}), or all of them: {recipes.ALL}")
+    parser.add_argument("--check", action="store_true", help="with --recipe: play its "
+                        "acceptance matches on --out's network (default: the shipped one) "
+                        "and print them beside the targets (exit status 1 if one is missed)")
+    parser.add_argument("--processes", type=int, default=1, help="with --recipe: worker "
+                        "processes (--recipe all: recipes at once; --check: each match's)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.set_defaults(prog=parser.prog)
     return parser
 
 
+RECIPE_FLAGS = ("out", "resume", "recipe", "check", "processes", "quiet", "prog", "run",
+                "learner", "command", "parser")
+"""The arguments a recipe's run takes; the others are the recipe's own settings."""
+
+
 def run_az(args: argparse.Namespace) -> int:
-    """``train az``: a new run in ``--out`` from ``--config`` and the flags, or ``--resume``."""
+    """``train az``: a new run in ``--out`` from ``--config`` and the flags, or ``--resume``;
+    with ``--recipe`` (or ``--resume`` of a recipe's run), :func:`run_recipe`."""
+    if args.recipe is not None or (args.resume is not None
+                                   and (args.resume / "recipe.json").is_file()):
+        return run_recipe(args)
+    if args.check:
+        print(f"{args.prog}: error: --check needs --recipe", file=sys.stderr)
+        return 2
+
     def run() -> Path:
         if args.resume is not None:
             if args.out is not None or args.config is not None:
@@ -150,6 +173,68 @@ def run_az(args: argparse.Namespace) -> int:
         return az.train(config, out, resume=resume, quiet=args.quiet)
 
     return finish(args.prog, run)
+
+
+def run_recipe(args: argparse.Namespace) -> int:
+    """``train az --recipe NAME``: every stage in ``--out`` (or on in ``--resume``), the
+    acceptance matches with ``--check``, every recipe with ``--recipe all``."""
+    given = sorted(f"--{key.replace('_', '-')}" for key, value in vars(args).items()
+                   if key not in RECIPE_FLAGS and value not in (None, False))
+    if given:
+        print(f"{args.prog}: error: {given[0]}: a recipe holds its own settings (with "
+              "--recipe give only --out or --resume, --check, --processes, --quiet)",
+              file=sys.stderr)
+        return 2
+    if args.check:
+        return _check_recipe(args)
+
+    def run() -> Path:
+        if args.processes < 1:
+            raise ValueError(f"--processes {args.processes} must be at least 1")
+        if (args.out is None) == (args.resume is None):
+            raise ValueError("give --out RUN_DIR for a new run, or --resume RUN_DIR")
+        out, resume = (args.out, False) if args.resume is None else (args.resume, True)
+        if args.recipe == recipes.ALL:
+            recipes.run_all(out, resume=resume, quiet=args.quiet, processes=args.processes)
+            return out / "all.json"
+        recipe = recipes.resumed(out) if resume else recipes.read_recipe(args.recipe)
+        if args.recipe is not None and recipe.name != args.recipe:
+            raise ValueError(f"{out} holds a run of the recipe {recipe.name}, not "
+                             f"{args.recipe}")
+        return recipes.run(recipe, out, resume=resume, quiet=args.quiet)
+
+    return finish(args.prog, run, None if args.recipe != recipes.ALL
+                  else "every network, each in its folder; the times: {}")
+
+
+def _check_recipe(args: argparse.Namespace) -> int:
+    """``--recipe NAME --check``: the acceptance matches, one line each, and a summary; 0
+    when every target is met, 1 when one is missed, 2 on a bad argument."""
+    try:
+        if args.recipe in (None, recipes.ALL) or args.resume is not None:
+            raise ValueError("--check takes --recipe NAME (one recipe) and optionally --out")
+        recipe = recipes.read_recipe(args.recipe)
+        network = (args.out / f"{recipe.name}.npz" if args.out is not None
+                   else SHIPPED_DIR / f"{recipe.name}.npz")
+        if not network.is_file():
+            raise ValueError(f"{network} not found: train it first (--recipe {recipe.name} "
+                             f"--out {args.out or 'RUN_DIR'})")
+        if not recipe.checks:
+            raise ValueError(f"the recipe {recipe.name} has no checks")
+        print(f"{recipe.name}: {network}, {time.strftime('%Y-%m-%d', time.gmtime())}, "
+              f"{describe()}", flush=True)
+        began = time.perf_counter()
+        with sigterm_as_interrupt():
+            results = recipes.check(recipe, network, processes=args.processes)
+    except (ValueError, OSError, ImportError) as error:
+        print(f"{args.prog}: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as interrupt:
+        return 143 if isinstance(interrupt, Terminated) else 130
+    met = sum(result.met for result in results)
+    print(f"{met} of {len(results)} targets met in "
+          f"{duration_text(time.perf_counter() - began)}")
+    return 0 if met == len(results) else 1
 
 
 def _add_wary(learners: Any) -> argparse.ArgumentParser:
@@ -185,10 +270,11 @@ def _first_line(docstring: str | None) -> str:
     return (docstring or "").partition("\n")[0]
 
 
-def finish(prog: str, run: Callable[[], Path]) -> int:
-    """A training command's end: ``run()``'s final network printed (exit status 0), or an
-    error in its settings or files as one line (2), or Ctrl-C (130) or SIGTERM (143), which
-    ``run`` handles alike (:func:`~tris_envs.durable.sigterm_as_interrupt`)."""
+def finish(prog: str, run: Callable[[], Path], said: str | None = None) -> int:
+    """A training command's end: ``run()``'s final network printed (exit status 0; ``said``
+    formats another path's line), or an error in its settings or files as one line (2), or
+    Ctrl-C (130) or SIGTERM (143), which ``run`` handles alike
+    (:func:`~tris_envs.durable.sigterm_as_interrupt`)."""
     try:
         with sigterm_as_interrupt():
             final = run()
@@ -197,5 +283,5 @@ def finish(prog: str, run: Callable[[], Path]) -> int:
         return 2
     except KeyboardInterrupt as interrupt:
         return 143 if isinstance(interrupt, Terminated) else 130
-    print(f"final network: {final} (play it with az:{final})")
+    print(said.format(final) if said else f"final network: {final} (play it with az:{final})")
     return 0
