@@ -4,6 +4,8 @@ bad batch sizes. (Speed is measured by ``tris-envs bench``, not here.)"""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from test_agents import DiceRace
@@ -176,6 +178,11 @@ BEFORE_BATCHING = {
 }
 
 
+FORMAT_1_TRIS1 = Path(__file__).parent / "data" / "az_tris1_format1.npz"
+"""The Tris 1 network shipped before the recipes (trained by a PyTorch learner since gone):
+a format 1 file."""
+
+
 def format_1_network(name, seed=7):
     """small_network as 93b9efd drew it: format 1's value head (``value.w1`` of shape
     ``(width, width)`` over the mean of the cells), then read as format 2 the way
@@ -191,8 +198,8 @@ def format_1_network(name, seed=7):
 
 @pytest.mark.parametrize("name", sorted(BEFORE_BATCHING))
 def test_batch_size_one_chooses_what_the_unbatched_search_chose(name):
-    if name == "tris1":
-        game, network, simulations = make_game(name), SHIPPED_DIR / "az_tris1.npz", 30
+    if name == "tris1":     # the Tris 1 network shipped then, a format 1 file
+        game, network, simulations = make_game(name), FORMAT_1_TRIS1, 30
     else:
         (game, network), simulations = format_1_network(name), 20
     choices = [AZAgent(network, simulations, rng=np.random.default_rng(i), batch_size=1)

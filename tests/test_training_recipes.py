@@ -293,3 +293,18 @@ def test_each_recipe_runs_and_chains_at_tiny_sizes(name, tmp_path):
         assert json.loads((folder / "config.json").read_text())["init"] == init
         init = str(folder / "final.npz")
     assert network.config.wary_planes == (recipe.stages[-1].kind == "wary")
+
+
+def test_recipe_all_runs_recipes_side_by_side_and_times_each(tmp_path, monkeypatch):
+    """``--recipe all`` with two processes (two tiny recipes here): each network in its
+    folder, and ``all.json`` with each one's time, the machine and the total."""
+    shipped = recipes.read_recipe
+    monkeypatch.setattr(recipes, "read_recipe", lambda name: tiny(shipped(name)))
+    made = recipes.run_all(tmp_path, quiet=True, processes=2,
+                           names=["az_tris1", "az_doppia_scelta"])
+    assert made == {name: tmp_path / name / f"{name}.npz"
+                    for name in ("az_tris1", "az_doppia_scelta")}
+    assert all(path.is_file() for path in made.values())
+    record = json.loads((tmp_path / "all.json").read_text())
+    assert sorted(record["seconds"]) == ["az_doppia_scelta", "az_tris1"]
+    assert record["total_seconds"] > 0 and record["processes"] == 2 and record["machine"]

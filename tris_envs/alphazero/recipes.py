@@ -569,20 +569,29 @@ def run_all(out: Path, resume: bool = False, quiet: bool = False, processes: int
         return [n for n, r in recipes.items() if n not in made and n not in running.values()
                 and (r.after is None or r.after in made or r.after not in recipes)]
 
+    def arguments(name: str) -> tuple[Recipe, Path, bool, bool, dict[str, Path]]:
+        folder = out / name
+        say(f"recipe {name}: starting in {folder}")
+        return (recipes[name], folder, resume and (folder / "recipe.json").is_file(),
+                quiet or processes > 1, dict(made))
+
+    def done(name: str, result: tuple[Path, float]) -> None:
+        made[name], seconds[name] = result
+        say(f"recipe {name}: {made[name]} in {duration_text(seconds[name])}")
+
     running: dict[Future[tuple[Path, float]], str] = {}
-    with ProcessPoolExecutor(processes, mp_context=get_context("spawn")) as pool:
+    if processes == 1:          # in this process: its progress lines show
         while len(made) < len(recipes):
-            for name in ready()[:processes - len(running)]:
-                folder = out / name
-                say(f"recipe {name}: starting in {folder}")
-                running[pool.submit(_timed, recipes[name], folder,
-                                    resume and (folder / "recipe.json").is_file(),
-                                    quiet or processes > 1, dict(made))] = name
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                name = running.pop(future)
-                made[name], seconds[name] = future.result()
-                say(f"recipe {name}: {made[name]} in {duration_text(seconds[name])}")
+            name = ready()[0]
+            done(name, _timed(*arguments(name)))
+    else:
+        with ProcessPoolExecutor(processes, mp_context=get_context("spawn")) as pool:
+            while len(made) < len(recipes):
+                for name in ready()[:processes - len(running)]:
+                    running[pool.submit(_timed, *arguments(name))] = name
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    done(running.pop(future), future.result())
     total = time.perf_counter() - began
     write_text(out / "all.json", json.dumps({
         "machine": describe(), "date": time.strftime("%Y-%m-%d", time.gmtime()),
