@@ -1,5 +1,5 @@
 """The shipped Doppia scelta networks (tris_envs/checkpoints/az_doppia_scelta.npz, the shipped
-config az_doppia_scelta, and the shared_goal and swap schemes' own): every scheme is played
+recipe az_doppia_scelta, and the shared_goal and swap schemes' own): every scheme is played
 with its search budget, and the issue's targets on 100 boards never seen in training as slow
 tests, for each scheme (figures in docs/results.md)."""
 

@@ -1,5 +1,5 @@
 """The shipped Tris 2 network (tris_envs/checkpoints/az_tris2.npz, trained with the shipped
-configs az_tris2 and then tris2_tactics): it sees wins in one, reads its one-move tactics and
+recipe az_tris2): it sees wins in one, reads its one-move tactics and
 plays with the trap rule; the rule of 4's network of its own (az_tris2__max_side=4.npz),
 which reads the trap planes too; and the targets of their issue as slow tests (figures in
 docs/results.md)."""
@@ -91,8 +91,8 @@ def test_the_network_alone_blunders_on_at_most_one_percent_of_its_moves():
 
 # ----- the rule of 4 (max_side=4): a network of its own, with trap and wary planes -----
 def test_the_rule_of_4_plays_its_own_network_which_reads_the_trap_and_wary_planes():
-    """``az`` under ``max_side=4`` plays ``az_tris2__max_side=4.npz`` (configs
-    az_tris2__max_side=4 and then tris2_rule4_traps, then ``tris-envs train wary``), with
+    """``az`` under ``max_side=4`` plays ``az_tris2__max_side=4.npz`` (the recipe
+    az_tris2__max_side=4, whose last stage is ``tris-envs train wary``'s), with
     the placement setup as well the default network (no variant of its own there); the
     network alone plays the one trap of a scripted position."""
     from tris_envs.agents.az_network import load

@@ -1,8 +1,7 @@
 """The shipped Tritoc network (tris_envs/checkpoints/az_tritoc.npz, trained with the
-shipped configs az_tritoc, tritoc_finetune, tritoc_stage3, tritoc_stage4, then
-tritoc_stage5): it plays the default and other options through real chance nodes, and the
-targets of its issue as slow tests (figures in docs/results.md; those missed are strict
-expected failures)."""
+five stages of the recipe az_tritoc): it plays the default and other options through real
+chance nodes, and the targets of its issue as slow tests (figures in docs/results.md;
+those missed are strict expected failures)."""
 
 from __future__ import annotations
 

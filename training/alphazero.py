@@ -7,7 +7,8 @@ game's JAX ``step``, ``simulations`` per move), then fits the network to the sea
 policies and the games' results (:func:`tris_envs.alphazero.learner.make_iteration`, built
 by :class:`tris_envs.alphazero.train.Run`). The network is then saved and plays
 ``eval_games`` games against ``opponent``. ``tris-envs train az`` is the full command:
-shipped configs, checkpoints and their evaluations, ``--resume``, a time budget, logs.
+configs and the shipped networks' recipes, checkpoints and their evaluations, ``--resume``, a
+time budget, logs.
 Needs ``pip install "tris_envs[jax]"``.
 """
 

@@ -1,6 +1,6 @@
 """Teach a network its wary planes: the policy it had, less the traps it hands over.
 
-    tris-envs train wary --init runs/tris2_rule4_traps/final.npz --out runs/rule4_wary
+    tris-envs train wary --init runs/rule4/2_traps/final.npz --out runs/rule4_wary
 
 The network (``init``, which reads the trap planes) gains the wary planes
 (:attr:`~tris_envs.agents.az_network.NetConfig.wary_planes`: the moves after which the
