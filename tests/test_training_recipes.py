@@ -225,6 +225,10 @@ def test_check_plays_the_acceptance_matches_beside_their_targets(two_stages, mon
         "target >= 0.0%: met")
     assert lines[2].endswith("target <= 2 losses: met")
     assert lines[3].startswith("2 of 2 targets met in ")
+    record = json.loads((out / "check.json").read_text())
+    assert record["recipe"] == "two" and record["machine"] and record["wall_seconds"] >= 0
+    assert [(r["opponent"], r["target"], r["met"]) for r in record["results"]] == [
+        ("random", ">= 0.0%", True), ("random", "<= 2 losses", True)]
 
 
 def test_a_missed_target_is_said_and_exits_1(two_stages, monkeypatch, capsys):
@@ -297,7 +301,7 @@ def test_each_recipe_runs_and_chains_at_tiny_sizes(name, tmp_path):
 
 def test_recipe_all_runs_recipes_side_by_side_and_times_each(tmp_path, monkeypatch):
     """``--recipe all`` with two processes (two tiny recipes here): each network in its
-    folder, and ``all.json`` with each one's time, the machine and the total."""
+    folder, and ``all.json`` with each one's time, the machine and the wall time."""
     shipped = recipes.read_recipe
     monkeypatch.setattr(recipes, "read_recipe", lambda name: tiny(shipped(name)))
     made = recipes.run_all(tmp_path, quiet=True, processes=2,
@@ -307,4 +311,5 @@ def test_recipe_all_runs_recipes_side_by_side_and_times_each(tmp_path, monkeypat
     assert all(path.is_file() for path in made.values())
     record = json.loads((tmp_path / "all.json").read_text())
     assert sorted(record["seconds"]) == ["az_doppia_scelta", "az_tris1"]
-    assert record["total_seconds"] > 0 and record["processes"] == 2 and record["machine"]
+    assert record["wall_seconds"] > 0 and record["processes"] == 2 and record["machine"]
+    assert record["left"] == []

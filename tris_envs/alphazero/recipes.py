@@ -516,6 +516,14 @@ class Checked:
     needed: float | None
     met: bool
 
+    def row(self) -> dict[str, Any]:
+        """The result as ``check.json`` holds it."""
+        return {"agent": str(self.check.agent), "opponent": str(self.check.opponent),
+                "seed": self.seed, "games": self.check.games, "score": round(self.score, 4),
+                "losses": self.losses, "target": self.check.target(),
+                "needed": None if self.needed is None else round(self.needed, 4),
+                "met": self.met}
+
     def line(self) -> str:
         agent = str(self.check.agent)
         return (f"{agent} vs {self.check.opponent}, seed {self.seed}, "
@@ -554,7 +562,8 @@ def run_all(out: Path, resume: bool = False, quiet: bool = False, processes: int
             names: Sequence[str] | None = None) -> dict[str, Path]:
     """Run every recipe (or those of ``names``), each in ``out/<name>``, a recipe named in
     another's ``after`` before it, ``processes`` at once; their networks by name. Writes
-    ``out/all.json``: each recipe's wall time, the machine and the total.
+    ``out/all.json`` after each recipe: each one's wall time, the machine, the total so far
+    and the recipes left.
 
     Raises:
         ValueError: as :func:`run`, for the first recipe that fails.
@@ -575,9 +584,19 @@ def run_all(out: Path, resume: bool = False, quiet: bool = False, processes: int
         return (recipes[name], folder, resume and (folder / "recipe.json").is_file(),
                 quiet or processes > 1, dict(made))
 
+    record = out / "all.json"
+    if resume and record.is_file():     # the times of the recipes done before the kill
+        seconds |= json.loads(record.read_text()).get("seconds", {})
+
     def done(name: str, result: tuple[Path, float]) -> None:
-        made[name], seconds[name] = result
+        made[name] = result[0]
+        seconds.setdefault(name, result[1])
         say(f"recipe {name}: {made[name]} in {duration_text(seconds[name])}")
+        write_text(record, json.dumps({   # after each: a kill keeps the times
+            "machine": describe(), "date": time.strftime("%Y-%m-%d", time.gmtime()),
+            "processes": processes, "seconds": {n: round(s, 1) for n, s in seconds.items()},
+            "wall_seconds": round(time.perf_counter() - began, 1),
+            "left": sorted(set(recipes) - set(made))}, indent=2) + "\n")
 
     running: dict[Future[tuple[Path, float]], str] = {}
     if processes == 1:          # in this process: its progress lines show
@@ -592,12 +611,7 @@ def run_all(out: Path, resume: bool = False, quiet: bool = False, processes: int
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
                 for future in finished:
                     done(running.pop(future), future.result())
-    total = time.perf_counter() - began
-    write_text(out / "all.json", json.dumps({
-        "machine": describe(), "date": time.strftime("%Y-%m-%d", time.gmtime()),
-        "processes": processes, "seconds": {n: round(s, 1) for n, s in seconds.items()},
-        "total_seconds": round(total, 1)}, indent=2) + "\n")
-    say(f"{len(made)} networks in {duration_text(total)} -> {out}")
+    say(f"{len(made)} networks in {duration_text(time.perf_counter() - began)} -> {out}")
     return made
 
 

@@ -9,6 +9,7 @@ The learners (:mod:`tris_envs.ppo.train`, :mod:`tris_envs.alphazero.train`,
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections.abc import Callable
@@ -19,7 +20,7 @@ from tris_envs.agents.shipped import SHIPPED_DIR
 from tris_envs.alphazero import recipes, wary
 from tris_envs.alphazero import train as az
 from tris_envs.core.options import parse_options
-from tris_envs.durable import Terminated, sigterm_as_interrupt
+from tris_envs.durable import Terminated, sigterm_as_interrupt, write_text
 from tris_envs.machine import describe
 from tris_envs.ppo.commands import config_from
 from tris_envs.progress import duration_text
@@ -208,8 +209,9 @@ def run_recipe(args: argparse.Namespace) -> int:
 
 
 def _check_recipe(args: argparse.Namespace) -> int:
-    """``--recipe NAME --check``: the acceptance matches, one line each, and a summary; 0
-    when every target is met, 1 when one is missed, 2 on a bad argument."""
+    """``--recipe NAME --check``: the acceptance matches, one line each, and a summary (with
+    ``--out``, also in ``check.json`` with the machine, date and wall time); 0 when every
+    target is met, 1 when one is missed, 2 on a bad argument."""
     try:
         if args.recipe in (None, recipes.ALL) or args.resume is not None:
             raise ValueError("--check takes --recipe NAME (one recipe) and optionally --out")
@@ -231,9 +233,14 @@ def _check_recipe(args: argparse.Namespace) -> int:
         return 2
     except KeyboardInterrupt as interrupt:
         return 143 if isinstance(interrupt, Terminated) else 130
-    met = sum(result.met for result in results)
-    print(f"{met} of {len(results)} targets met in "
-          f"{duration_text(time.perf_counter() - began)}")
+    met, seconds = sum(result.met for result in results), time.perf_counter() - began
+    print(f"{met} of {len(results)} targets met in {duration_text(seconds)}")
+    if args.out is not None:
+        write_text(args.out / "check.json", json.dumps({
+            "recipe": recipe.name, "network": str(network), "machine": describe(),
+            "date": time.strftime("%Y-%m-%d", time.gmtime()), "wall_seconds": round(seconds, 1),
+            "processes": args.processes, "results": [result.row() for result in results]},
+            indent=2) + "\n")
     return 0 if met == len(results) else 1
 
 
