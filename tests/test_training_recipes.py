@@ -313,3 +313,16 @@ def test_recipe_all_runs_recipes_side_by_side_and_times_each(tmp_path, monkeypat
     assert sorted(record["seconds"]) == ["az_doppia_scelta", "az_tris1"]
     assert record["wall_seconds"] > 0 and record["processes"] == 2 and record["machine"]
     assert record["left"] == []
+
+
+@pytest.mark.parametrize("text, names", [("all", None),
+                                         ("az_tris1,az_tritoc", ["az_tris1", "az_tritoc"])])
+def test_recipe_all_or_a_list_runs_them_each_in_a_folder(text, names, tmp_path, monkeypatch,
+                                                         capsys):
+    seen = []
+    monkeypatch.setattr(recipes, "run_all", lambda out, **kw: seen.append((out, kw)))
+    assert cli_main(["train", "az", "--recipe", text, "--out", str(tmp_path),
+                     "--processes", "2"]) == 0
+    assert seen == [(tmp_path, {"resume": False, "quiet": False, "processes": 2,
+                                "names": names})]
+    assert f"the times: {tmp_path / 'all.json'}" in capsys.readouterr().out

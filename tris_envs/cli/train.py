@@ -127,7 +127,8 @@ def _add_az(learners: Any) -> argparse.ArgumentParser:
     parser.add_argument("--opponents", type=lambda text: text.split(","),
                         help="comma-separated agent specs for the evaluations")
     parser.add_argument("--recipe", help="train a shipped network from nothing, every stage "
-                        f"({', '.join(recipes.recipe_names())}), or all of them: {recipes.ALL}")
+                        f"({', '.join(recipes.recipe_names())}); several, comma-separated, "
+                        f"each in a folder of --out; or all of them: {recipes.ALL}")
     parser.add_argument("--check", action="store_true", help="with --recipe: play its "
                         "acceptance matches on --out's network (default: the shipped one) "
                         "and print them beside the targets (exit status 1 if one is missed)")
@@ -189,14 +190,18 @@ def run_recipe(args: argparse.Namespace) -> int:
     if args.check:
         return _check_recipe(args)
 
+    many = args.recipe is not None and (args.recipe == recipes.ALL or "," in args.recipe)
+
     def run() -> Path:
         if args.processes < 1:
             raise ValueError(f"--processes {args.processes} must be at least 1")
         if (args.out is None) == (args.resume is None):
             raise ValueError("give --out RUN_DIR for a new run, or --resume RUN_DIR")
         out, resume = (args.out, False) if args.resume is None else (args.resume, True)
-        if args.recipe == recipes.ALL:
-            recipes.run_all(out, resume=resume, quiet=args.quiet, processes=args.processes)
+        if many:
+            recipes.run_all(out, resume=resume, quiet=args.quiet, processes=args.processes,
+                            names=None if args.recipe == recipes.ALL else
+                            args.recipe.split(","))
             return out / "all.json"
         recipe = recipes.resumed(out) if resume else recipes.read_recipe(args.recipe)
         if args.recipe is not None and recipe.name != args.recipe:
@@ -204,8 +209,8 @@ def run_recipe(args: argparse.Namespace) -> int:
                              f"{args.recipe}")
         return recipes.run(recipe, out, resume=resume, quiet=args.quiet)
 
-    return finish(args.prog, run, None if args.recipe != recipes.ALL
-                  else "every network, each in its folder; the times: {}")
+    return finish(args.prog, run, "the networks, each in its folder; the times: {}" if many
+                  else None)
 
 
 def _check_recipe(args: argparse.Namespace) -> int:
@@ -213,7 +218,7 @@ def _check_recipe(args: argparse.Namespace) -> int:
     ``--out``, also in ``check.json`` with the machine, date and wall time); 0 when every
     target is met, 1 when one is missed, 2 on a bad argument."""
     try:
-        if args.recipe in (None, recipes.ALL) or args.resume is not None:
+        if args.recipe in (None, recipes.ALL) or "," in args.recipe or args.resume is not None:
             raise ValueError("--check takes --recipe NAME (one recipe) and optionally --out")
         recipe = recipes.read_recipe(args.recipe)
         network = (args.out / f"{recipe.name}.npz" if args.out is not None
