@@ -326,3 +326,21 @@ def test_recipe_all_or_a_list_runs_them_each_in_a_folder(text, names, tmp_path, 
     assert seen == [(tmp_path, {"resume": False, "quiet": False, "processes": 2,
                                 "names": names})]
     assert f"the times: {tmp_path / 'all.json'}" in capsys.readouterr().out
+
+
+MISSED = {"az_tritoc": "70% against mcts:1000 on each of seeds 0-2: the shipped az scores "
+                       "60.0-61.5%",
+          "az_tris2__max_side=4": "75% against mcts:100:decisive and 80% against "
+                                  "alphabeta:4: the shipped az scores 64.8% and 71.8%"}
+"""The recipes whose shipped network misses a target of its acceptance matches, and by how
+much (docs/results.md)."""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=MISSED[n])) if n in MISSED
+    else n for n in recipe_names()])
+def test_each_shipped_network_meets_its_recipes_acceptance_matches(name):
+    results = recipes.check(read_recipe(name), SHIPPED_DIR / f"{name}.npz", processes=2,
+                            report=lambda line: None)
+    assert all(result.met for result in results), [result.line() for result in results]
