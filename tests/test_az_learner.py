@@ -332,8 +332,8 @@ def test_bench_learner_sets_the_learner_on_connect_four_beside_ours():
         assert float(row[3]) > 0 and float(row[4]) > 0 and float(row[5].replace(",", "")) > 0
     assert float(ours[6].strip().rstrip("×")) > 0 and ours[7].strip() in (
         "≥ 0.6× met", "≥ 0.6× NOT met")
-    assert theirs[6].strip() == theirs[7].strip() == "" and len(lines) == 6
-    assert lines[5].startswith("one iteration of the learner (self-play and updates): 4 plies")
+    assert theirs[6].strip() == theirs[7].strip() == "" and len(lines) == 5
+    assert lines[4].startswith("\none iteration of the learner (self-play and updates): 4 plies")
 
 
 @pytest.mark.slow

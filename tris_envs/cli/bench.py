@@ -30,8 +30,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                        help="instead: the JAX games at batch 1, 64 and 1,024 beside Pgx's "
                             "tic_tac_toe and connect_four (needs the jax extra)")
     bench.add_argument("--learner", action="store_true",
-                       help="instead: the AlphaZero learner's self-play search with mctx's "
-                            "backups and with the batched ones (needs the jax extra)")
+                       help="instead: the AlphaZero learner's plies per second on "
+                            "Tris 2 and Tritoc beside Pgx's connect_four, and its self-play "
+                            "search with mctx's backups and with the batched ones (needs the "
+                            "jax extra)")
     bench.add_argument("--networks", action="store_true",
                        help="instead: the default az agent's time per move with each shipped "
                             "network, against the budget of 100 ms a move")
