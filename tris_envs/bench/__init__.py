@@ -4,8 +4,10 @@
   PettingZoo's ``tictactoe_v3``, the solver, our MCTS beside OpenSpiel's and the ``az``
   agent per move (``tris-envs bench``, ``--mcts``);
 - :mod:`tris_envs.bench.jax_games`: the JAX games beside Pgx's (``--jax``, the jax extra);
-- :mod:`tris_envs.bench.learner`: the AlphaZero learner's self-play search (``--learner``,
-  the jax extra).
+- :mod:`tris_envs.bench.learner`: the AlphaZero learner's self-play iterations beside Pgx's
+  connect_four, and its search (``--learner``, the jax extra);
+- :mod:`tris_envs.bench.networks`: the default ``az`` agent's time per move with each
+  shipped network (``--networks``).
 
 The scripts in the checkout's ``benchmarks/`` call these. An application (the top layer of
 ``tools/import_graph.py``): no module of the package below it imports it.
