@@ -21,7 +21,6 @@ from tris_envs.alphazero import recipes
 from tris_envs.alphazero.recipes import RECIPE_DIR, Recipe, read_recipe, recipe_names
 from tris_envs.alphazero.train import load_config, train
 from tris_envs.cli import main as cli_main
-from tris_envs.games import make_game
 
 TINY = {"iterations": 2, "stop": 0, "envs": 4, "steps": 2, "simulations": 2, "considered": 2,
         "batch": 8, "width": 4, "checkpoint_every": 1, "eval_games": 0}
@@ -55,7 +54,7 @@ def arrays(path: Path) -> dict[str, np.ndarray]:
 @pytest.mark.parametrize("name", recipe_names())
 def test_every_recipe_parses_and_is_named_as_its_network(name):
     recipe = read_recipe(name)
-    game = make_game(recipe.table["game"], **recipe.table.get("options", {}))
+    game = recipe.game()
     assert variant_name(game) == name
     assert recipe.checks, "every recipe has acceptance matches"
 
@@ -69,7 +68,7 @@ def test_there_is_one_recipe_per_shipped_network_and_no_stage_config():
 @pytest.mark.parametrize("path", sorted(SHIPPED_DIR.glob("az_*.npz")), ids=lambda p: p.stem)
 def test_every_shipped_network_names_its_recipe_and_fits_its_last_stage(path):
     recipe = read_recipe(path.stem)
-    game = make_game(recipe.table["game"], **recipe.table.get("options", {}))
+    game = recipe.game()
     network = load(path, game)
     assert network.recipe == path.stem and network.version
     learner = [stage.config for stage in recipe.stages if stage.config is not None][-1]
@@ -288,7 +287,7 @@ def test_each_recipe_runs_and_chains_at_tiny_sizes(name, tmp_path):
     recipe = tiny(read_recipe(name))
     shipped = recipes.run(recipe, tmp_path / name, quiet=True, made=made)
     assert shipped == tmp_path / name / f"{name}.npz"
-    game = make_game(recipe.table["game"], **recipe.table.get("options", {}))
+    game = recipe.game()
     network = load(shipped, game)
     assert network.recipe == name
     init = str(made[recipe.after]) if recipe.after else ""

@@ -57,6 +57,7 @@ from tris_envs.agents import AgentSpec
 from tris_envs.agents.az_network import load, save
 from tris_envs.alphazero import wary
 from tris_envs.alphazero.train import Config, load_config, train
+from tris_envs.core.game import Game
 from tris_envs.durable import write_text
 from tris_envs.evaluation import play_match
 from tris_envs.games import make_game
@@ -166,6 +167,10 @@ class Recipe:
     stages: tuple[Stage, ...]
     ship: Ship
     checks: tuple[Check, ...]
+
+    def game(self) -> Game:
+        """The rules core with the recipe's options."""
+        return make_game(self.table["game"], **self.table.get("options", {}))
 
 
 def recipe_names() -> list[str]:
@@ -419,9 +424,7 @@ def run(recipe: Recipe, out: Path, resume: bool = False, quiet: bool = False,
                 f"{' from ' + init if init else ' from a random network'}")
             _run_stage(stage, folder, init, quiet)
         init = str(final)
-    network = load(_chosen(recipe, out, quiet), make_game(recipe.stages[-1].config.game
-                   if recipe.stages[-1].config else recipe.table["game"],
-                   **recipe.table.get("options", {})))
+    network = load(_chosen(recipe, out, quiet), recipe.game())
     network.recipe, network.version = recipe.name, package_version()
     return save(network, shipped)
 
@@ -490,7 +493,7 @@ def _chosen(recipe: Recipe, out: Path, quiet: bool) -> Path:
     if not ship.best_of:
         return folder / "final.npz"
     assert ship.opponent is not None
-    game = make_game(recipe.table["game"], **recipe.table.get("options", {}))
+    game = recipe.game()
     scores = []
     for name in ship.best_of:
         path = folder / f"{name}.npz"
@@ -537,7 +540,7 @@ def check(recipe: Recipe, network: Path, processes: int = 1,
           report: Callable[[str], None] = print) -> list[Checked]:
     """Play ``recipe``'s acceptance matches with the network at ``network``; each result,
     also given to ``report`` as one line when played."""
-    game = make_game(recipe.table["game"], **recipe.table.get("options", {}))
+    game = recipe.game()
     results = []
     for item in recipe.checks:
         agent = dataclasses.replace(item.agent, path=str(network))
