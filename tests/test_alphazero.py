@@ -263,7 +263,8 @@ NEW_HEADER = GOOD_HEADER | {"format": 3}
     (GOOD_HEADER | {"discount": float("nan")}, "header field discount=nan must be a finite "
                                                  "number"),
     (GOOD_HEADER | {"mix": 2}, "header field mix=2 must be a number in [0, 1]"),
-    (GOOD_HEADER | {"format": 4}, "header field format=4 must be 1, 2 or 3"),
+    (GOOD_HEADER | {"format": 5}, "header field format=5 must be 1 to 4"),
+    (NEW_HEADER | {"recipe": 3}, "header field recipe=3 must be a string"),
     (GOOD_HEADER | {"colour": "red"}, "header field 'colour' is not one this version knows"),
     (GOOD_HEADER | {"search": {"mix": 0.5}}, "header field 'search' is not one this version "
                                               "knows"),
