@@ -190,7 +190,8 @@ def test_a_recipe_runs_its_stages_in_order_and_ships_the_last(two_stages):
     assert header["recipe"] == "two" and header["version"] and header["format"] == 4
 
 
-def test_a_run_cut_between_stages_resumes_byte_identical(two_stages, tmp_path, monkeypatch):
+def test_a_run_cut_between_stages_resumes_byte_identical(two_stages, tmp_path, monkeypatch,
+                                                         capsys):
     directory, straight = two_stages
     recipe = read_recipe("two", directory)
     out = tmp_path / "run"
@@ -206,6 +207,8 @@ def test_a_run_cut_between_stages_resumes_byte_identical(two_stages, tmp_path, m
     with pytest.raises(KeyboardInterrupt):
         recipes.run(recipe, out, quiet=True)
     assert not (out / "two.npz").exists() and (out / "1_first" / "final.npz").is_file()
+    assert (f"recipe two: stage 2 cut short; the recipe goes on from it with tris-envs train "
+            f"az --resume {out}") in capsys.readouterr().err
     monkeypatch.setattr(recipes, "train", train)
     assert cli_main(["train", "az", "--resume", str(out), "--quiet"]) == 0
     for name in ("two.npz", "1_first/final.npz", "2_second/final.npz"):

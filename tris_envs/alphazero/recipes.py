@@ -44,6 +44,7 @@ import copy
 import dataclasses
 import json
 import shutil
+import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -422,7 +423,13 @@ def run(recipe: Recipe, out: Path, resume: bool = False, quiet: bool = False,
         else:
             say(f"stage {number}/{len(recipe.stages)} {stage.name}: {_describe(stage)}"
                 f"{' from ' + init if init else ' from a random network'}")
-            _run_stage(stage, folder, init, quiet)
+            try:
+                _run_stage(stage, folder, init, quiet)
+            except KeyboardInterrupt:
+                print(f"recipe {recipe.name}: stage {number} cut short; the recipe goes on "
+                      f"from it with tris-envs train az --resume {out}", file=sys.stderr,
+                      flush=True)
+                raise
         init = str(final)
     network = load(_chosen(recipe, out, quiet), recipe.game())
     network.recipe, network.version = recipe.name, package_version()
@@ -605,7 +612,13 @@ def run_all(out: Path, resume: bool = False, quiet: bool = False, processes: int
     if processes == 1:          # in this process: its progress lines show
         while len(made) < len(recipes):
             name = ready()[0]
-            done(name, _timed(*arguments(name)))
+            try:
+                done(name, _timed(*arguments(name)))
+            except KeyboardInterrupt:
+                listed = ALL if names is None else ",".join(names)
+                print(f"the recipes go on with tris-envs train az --recipe {listed} --resume "
+                      f"{out}", file=sys.stderr, flush=True)
+                raise
     else:
         with ProcessPoolExecutor(processes, mp_context=get_context("spawn")) as pool:
             while len(made) < len(recipes):
