@@ -628,7 +628,16 @@ def test_a_file_rewritten_whole_is_the_old_one_until_the_new_one_is_complete(tmp
     assert path.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == [path.name]
 
 
-def test_ctrl_c_and_sigterm_wait_for_the_bookkeeping_then_stop_the_run():
+@pytest.fixture
+def default_ctrl_c():
+    """Python's own Ctrl-C handler for the test, even where the suite was started in the
+    background of a shell (which starts it with SIGINT ignored)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_and_sigterm_wait_for_the_bookkeeping_then_stop_the_run(default_ctrl_c):
     import os
 
     from tris_envs.durable import Terminated, deferred_interrupts, sigterm_as_interrupt
