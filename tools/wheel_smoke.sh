@@ -4,12 +4,13 @@
 # environment outside the repository (CPU-only PyTorch chosen by tools/torch_index.py, as
 # the Makefile does) and use it there: every environment created and played to the end, the
 # Gymnasium ids, tris-envs eval with the shipped az and ppo agents, tiny tris-envs train ppo
-# (the shipped config) and tris-envs train az runs, tris-envs evaluate of the PPO
-# checkpoint and eval of the az network, the train commands' --help, and tris-envs bench
-# naming the extra it lacks. Last, the sdist as a tester gets it: installed with its dev and
-# render extras into another fresh environment and its own tests run from the unpacked
-# folder (the conformance suite, the first-use checks of missing extras, the plain-text
-# rendering and the import's cost; pytest -n 2, on the installed package).
+# (the shipped config) and tris-envs train az runs, a shipped recipe's --check, tris-envs
+# evaluate of the PPO checkpoint and eval of the az network, the train commands' --help,
+# and tris-envs bench naming the extra it lacks. Last, the sdist as a tester gets it:
+# installed with its dev and render extras into another fresh environment and its own
+# tests run from the unpacked folder (the conformance suite, the first-use checks of
+# missing extras, the plain-text rendering and the import's cost; pytest -n 2, on the
+# installed package).
 #
 # Usage: tools/wheel_smoke.sh            (from anywhere; needs only python3 and an index)
 #   PYTHON=python3.12 tools/wheel_smoke.sh   the interpreter of both virtual environments
@@ -79,11 +80,13 @@ step "tris-envs train ppo (a few hundred steps, the shipped config) and tris-env
     --out "$WORK/run" --set ppo.n_steps=64 --set ppo.batch_size=64 --set eval.games=2 \
     --set 'eval.opponents=["random"]'
 "$BIN/tris-envs" evaluate "$WORK/run/final.pt" --game tris1 --games 2 --opponents random,solver
-step "tris-envs train az (two iterations of a tiny network, the shipped az_tris1 config)"
-"$BIN/tris-envs" train az --config az_tris1 --envs 4 --steps 2 --simulations 2 --batch 8 \
+step "tris-envs train az (two iterations of a tiny network, the shipped demo config on Tris 1)"
+"$BIN/tris-envs" train az --config demo --game tris1 --envs 4 --steps 2 --simulations 2 --batch 8 \
     --width 4 --blocks 1 --iterations 2 --checkpoint-every 2 --eval-games 2 \
     --opponents random --out "$WORK/az" --quiet
 "$BIN/tris-envs" eval tris1 "az:$WORK/az/final.npz:10" random --games 2
+step "tris-envs train az --recipe az_tris1 --check (the shipped recipe's matches)"
+"$BIN/tris-envs" train az --recipe az_tris1 --check
 "$BIN/tris-envs" train ppo --help >/dev/null
 "$BIN/tris-envs" train az --help >/dev/null
 "$BIN/python" -m tris_envs --help >/dev/null
