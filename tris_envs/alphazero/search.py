@@ -5,13 +5,16 @@ mctx's ``gumbel_muzero_policy`` runs ``mctx.search``, which backs each simulatio
 ``while_loop`` per tree under ``vmap``; a batched ``while_loop`` rewrites its whole carry, the
 trees' arrays, at every step, so each backup costs time in proportion to the tree's size and a
 search of ``n`` simulations in proportion to ``n`` squared. :func:`backward` carries the batch
-instead and writes only the nodes it updates (one per tree and step).
+instead and writes only the nodes it updates (one per tree and step). The walk down each
+tree (:func:`descend`) takes the root's step before its loop and splits no key, because
+Gumbel MuZero's selections draw nothing: under ``vmap``, mctx's ``cond`` on the depth runs
+both selections at every step, and each step splits a key per tree.
 
 Everything else is mctx's algorithm ("Policy improvement by planning with Gumbel", Danihelka
 et al., 2022) step for step, built on the public names of ``mctx/__init__.py`` only (its
 ``Tree``, ``RootFnOutput``, ``PolicyOutput``, ``GumbelMuZeroExtraData``, the root and interior
-action selections and the completed Q-values): the same random keys are drawn in the same
-order, so :func:`gumbel_policy` grows node for node the trees of ``mctx.gumbel_muzero_policy``
+action selections and the completed Q-values): each expansion's step gets the key mctx's
+would, so :func:`gumbel_policy` grows node for node the trees of ``mctx.gumbel_muzero_policy``
 and returns its action and weights (``tests/test_az_search_trees.py``).
 
 Shapes: ``B`` the batch of roots, ``N`` the nodes of a tree (simulations + 1), ``A`` the actions.
@@ -51,18 +54,15 @@ def gumbel_policy(params: Any, key: PRNGKey, root: mctx.RootFnOutput, recurrent:
     key, gumbel_key = jax.random.split(key)
     gumbel = gumbel_scale * jax.random.gumbel(gumbel_key, root.prior_logits.shape,
                                               root.prior_logits.dtype)      # [B, A]
-    select_root = functools.partial(mctx.gumbel_muzero_root_action_selection,
+    # Gumbel MuZero's selections draw nothing (its noise is the root's gumbel): they get
+    # one fixed key, and the walk down the tree splits none
+    select_root = functools.partial(mctx.gumbel_muzero_root_action_selection, gumbel_key,
                                     num_simulations=simulations,
                                     max_num_considered_actions=considered,
                                     qtransform=qtransform)
     select_interior = functools.partial(mctx.gumbel_muzero_interior_action_selection,
-                                        qtransform=qtransform)
-
-    def select(key: PRNGKey, tree: mctx.Tree, node: Array, depth: Array) -> Array:
-        return jax.lax.cond(depth == 0, lambda: select_root(key, tree, node),
-                            lambda: select_interior(key, tree, node, depth))
-
-    tree = search(params, key, root, recurrent, select, simulations,
+                                        gumbel_key, qtransform=qtransform)
+    tree = search(params, key, root, recurrent, select_root, select_interior, simulations,
                   invalid if invalid is not None else jnp.zeros_like(root.prior_logits),
                   mctx.GumbelMuZeroExtraData(root_gumbel=gumbel))
     visits = tree.summary().visit_counts                                    # [B, A]
@@ -88,20 +88,22 @@ def masked_logits(logits: Array, invalid: Array | None) -> Array:
 
 
 def search(params: Any, key: PRNGKey, root: mctx.RootFnOutput, recurrent: Recurrent,
-           select: Callable[[PRNGKey, mctx.Tree, Array, Array], Array], simulations: int,
-           invalid: Array, extra: Any) -> mctx.Tree:
+           select_root: Callable[[mctx.Tree, Array], Array],
+           select_interior: Callable[[mctx.Tree, Array, Array], Array],
+           simulations: int, invalid: Array, extra: Any) -> mctx.Tree:
     """``simulations`` rounds of select (down the tree to an unexpanded action), expand (the
     model's step there) and :func:`backward`, for a batch of roots (``invalid`` ``[B, A]``);
-    ``select(key, tree, node [], depth [])`` picks a node's action ``[]`` in one (unbatched)
-    tree."""
+    ``select_root(tree, node [])`` picks the root's action ``[]`` in one (unbatched) tree,
+    ``select_interior(tree, node [], depth [])`` another node's. The keys are split as
+    mctx's ``search`` splits them, so that each expansion's step gets the same key."""
     batch = root.value.shape[0]
     rows = jnp.arange(batch)
 
     def simulation(index: Array, carry: tuple[Array, mctx.Tree]) -> tuple[Array, mctx.Tree]:
         key, tree = carry
-        key, walk_key, expand_key = jax.random.split(key, 3)
-        parent, action = jax.vmap(descend, in_axes=[0, 0, None, None])(
-            jax.random.split(walk_key, batch), tree, select, simulations)       # [B], [B]
+        key, _, expand_key = jax.random.split(key, 3)       # the middle one: mctx's walk's
+        parent, action = jax.vmap(descend, in_axes=[0, None, None, None])(
+            tree, select_root, select_interior, simulations)                # [B], [B]
         child = tree.children_index[rows, parent, action]
         child = jnp.where(child == UNVISITED, index + 1, child)             # node i: sim i
         tree = expand(params, expand_key, tree, recurrent, parent, action, child)
@@ -111,27 +113,28 @@ def search(params: Any, key: PRNGKey, root: mctx.RootFnOutput, recurrent: Recurr
     return jax.lax.fori_loop(0, simulations, simulation, (key, tree))[1]
 
 
-def descend(key: PRNGKey, tree: mctx.Tree, select: Callable[..., Array],
-            max_depth: int) -> tuple[Array, Array]:
-    """In one tree: from the root, the actions ``select`` picks, down to the first action
-    not yet expanded (or ``max_depth`` edges); the node it leaves and that action (both
-    ``[]``)."""
+def descend(tree: mctx.Tree, select_root: Callable[..., Array],
+            select_interior: Callable[..., Array], max_depth: int) -> tuple[Array, Array]:
+    """In one tree: from the root, the actions ``select_root`` then ``select_interior``
+    pick, down to the first action not yet expanded (or ``max_depth`` edges); the node it
+    leaves and that action (both ``[]``). The root's step is taken before the loop: under
+    ``vmap`` a ``cond`` on the depth inside it would run both selections at every step."""
 
-    # the walk's carry, all []: key, node, action, child, depth, whether it goes on
-    Walk = tuple[PRNGKey, Array, Array, Array, Array, Array]
+    # the walk's carry, all []: node, action, child, depth, whether it goes on
+    Walk = tuple[Array, Array, Array, Array, Array]
 
-    def step(carry: Walk) -> Walk:
-        key, _, _, node, depth, _ = carry
-        key, select_key = jax.random.split(key)
-        action = select(select_key, tree, node, depth)
+    def walk(node: Array, action: Array, depth: Array) -> Walk:
         child = tree.children_index[node, action]
         depth = depth + 1
-        return key, node, action, child, depth, (child != UNVISITED) & (depth < max_depth)
+        return node, action, child, depth, (child != UNVISITED) & (depth < max_depth)
 
-    start = (key, jnp.array(NO_PARENT, jnp.int32), jnp.array(NO_PARENT, jnp.int32),
-             jnp.array(ROOT, jnp.int32), jnp.zeros((), tree.children_prior_logits.dtype),
-             jnp.array(True))
-    _, node, action, _, _, _ = jax.lax.while_loop(lambda carry: carry[-1], step, start)
+    def step(carry: Walk) -> Walk:
+        _, _, node, depth, _ = carry
+        return walk(node, select_interior(tree, node, depth), depth)
+
+    root = jnp.array(ROOT, jnp.int32)
+    start = walk(root, select_root(tree, root), jnp.zeros((), tree.children_prior_logits.dtype))
+    node, action, _, _, _ = jax.lax.while_loop(lambda carry: carry[-1], step, start)
     return node, action
 
 
