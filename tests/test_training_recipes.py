@@ -313,6 +313,7 @@ def test_recipe_all_runs_recipes_side_by_side_and_times_each(tmp_path, monkeypat
     assert all(path.is_file() for path in made.values())
     record = json.loads((tmp_path / "all.json").read_text())
     assert sorted(record["seconds"]) == ["az_doppia_scelta", "az_tris1"]
+    assert recipes.listed(tmp_path) == list(record["seconds"])
     assert record["wall_seconds"] > 0 and record["processes"] == 2 and record["machine"]
     assert record["left"] == []
 
@@ -328,6 +329,38 @@ def test_recipe_all_or_a_list_runs_them_each_in_a_folder(text, names, tmp_path, 
     assert seen == [(tmp_path, {"resume": False, "quiet": False, "processes": 2,
                                 "names": names})]
     assert f"the times: {tmp_path / 'all.json'}" in capsys.readouterr().out
+
+
+def test_a_list_cut_in_its_first_recipe_says_how_it_goes_on(tmp_path, monkeypatch, capsys):
+    """A list killed before any recipe ended: ``all.json`` already names every recipe as
+    left (what ``--resume`` reads), and the line printed gives the command."""
+    def cut(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(recipes, "run", cut)
+    with pytest.raises(KeyboardInterrupt):
+        recipes.run_all(tmp_path, quiet=True, names=["az_tris1", "az_tant_fant"])
+    assert recipes.listed(tmp_path) == ["az_tant_fant", "az_tris1"]
+    assert (f"the recipes go on with tris-envs train az --resume {tmp_path}"
+            in capsys.readouterr().err)
+
+
+def test_a_list_run_resumes_from_its_folder_alone(tmp_path, monkeypatch, capsys):
+    """``--resume DIR`` of a list run (no ``--recipe``) goes on with the list its
+    ``all.json`` holds, the recipes done first; a folder without one, or with a damaged
+    one, is refused in one line."""
+    (tmp_path / "all.json").write_text(json.dumps(
+        {"seconds": {"az_tris1": 60.0}, "left": ["az_tritoc", "az_tris2"]}))
+    seen = []
+    monkeypatch.setattr(recipes, "run_all", lambda out, **kw: seen.append((out, kw)))
+    assert cli_main(["train", "az", "--resume", str(tmp_path)]) == 0
+    assert seen == [(tmp_path, {"resume": True, "quiet": False, "processes": 1,
+                                "names": ["az_tris1", "az_tritoc", "az_tris2"]})]
+    (tmp_path / "all.json").write_text('{"seconds": {}}')
+    with pytest.raises(ValueError, match="all.json is damaged"):
+        recipes.listed(tmp_path)
+    with pytest.raises(ValueError, match="holds no run of a list of recipes"):
+        recipes.listed(tmp_path / "elsewhere")
 
 
 MISSED = {"az_tritoc": "70% against mcts:1000 on each of seeds 0-2: the shipped az scores "

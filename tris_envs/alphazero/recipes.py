@@ -598,15 +598,22 @@ def run_all(out: Path, resume: bool = False, quiet: bool = False, processes: int
     if resume and record.is_file():     # the times of the recipes done before the kill
         seconds |= json.loads(record.read_text()).get("seconds", {})
 
+    def write() -> None:
+        """``all.json`` as things stand: at the start, then after each recipe (a kill
+        keeps the times, and ``--resume`` finds the list in it)."""
+        write_text(record, json.dumps({
+            "machine": describe(), "date": time.strftime("%Y-%m-%d", time.gmtime()),
+            "processes": processes, "seconds": {n: round(s, 1) for n, s in seconds.items()},
+            "wall_seconds": round(time.perf_counter() - began, 1),
+            "left": sorted(set(recipes) - set(seconds))}, indent=2) + "\n")
+
     def done(name: str, result: tuple[Path, float]) -> None:
         made[name] = result[0]
         seconds.setdefault(name, result[1])
         say(f"recipe {name}: {made[name]} in {duration_text(seconds[name])}")
-        write_text(record, json.dumps({   # after each: a kill keeps the times
-            "machine": describe(), "date": time.strftime("%Y-%m-%d", time.gmtime()),
-            "processes": processes, "seconds": {n: round(s, 1) for n, s in seconds.items()},
-            "wall_seconds": round(time.perf_counter() - began, 1),
-            "left": sorted(set(recipes) - set(made))}, indent=2) + "\n")
+        write()
+
+    write()
 
     running: dict[Future[tuple[Path, float]], str] = {}
     if processes == 1:          # in this process: its progress lines show
@@ -615,9 +622,8 @@ def run_all(out: Path, resume: bool = False, quiet: bool = False, processes: int
             try:
                 done(name, _timed(*arguments(name)))
             except KeyboardInterrupt:
-                listed = ALL if names is None else ",".join(names)
-                print(f"the recipes go on with tris-envs train az --recipe {listed} --resume "
-                      f"{out}", file=sys.stderr, flush=True)
+                print(f"the recipes go on with tris-envs train az --resume {out}",
+                      file=sys.stderr, flush=True)
                 raise
     else:
         with ProcessPoolExecutor(processes, mp_context=get_context("spawn")) as pool:
@@ -629,6 +635,28 @@ def run_all(out: Path, resume: bool = False, quiet: bool = False, processes: int
                     done(running.pop(future), future.result())
     say(f"{len(made)} networks in {duration_text(time.perf_counter() - began)} -> {out}")
     return made
+
+
+def listed(out: Path) -> list[str]:
+    """The recipes of the list run in ``out`` (its ``all.json``: those done, then those
+    left), for ``--resume``.
+
+    Raises:
+        ValueError: ``out`` holds no list run, or its ``all.json`` is damaged.
+    """
+    record = out / "all.json"
+    try:
+        table = json.loads(record.read_text())
+        names = [*table["seconds"], *table["left"]]
+    except FileNotFoundError:
+        raise ValueError(f"{out} holds no run of a list of recipes (all.json missing)") from None
+    except (ValueError, KeyError, TypeError) as error:
+        raise ValueError(f"{record} is damaged ({error}); restore it, or start the list "
+                         "again in another --out") from None
+    if not all(isinstance(name, str) for name in names):
+        raise ValueError(f"{record} is damaged (a recipe name is not text); restore it, or "
+                         "start the list again in another --out")
+    return names
 
 
 def _timed(recipe: Recipe, out: Path, resume: bool, quiet: bool, made: dict[str, Path]

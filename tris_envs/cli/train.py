@@ -147,8 +147,8 @@ RECIPE_FLAGS = ("out", "resume", "recipe", "check", "processes", "quiet", "prog"
 def run_az(args: argparse.Namespace) -> int:
     """``train az``: a new run in ``--out`` from ``--config`` and the flags, or ``--resume``;
     with ``--recipe`` (or ``--resume`` of a recipe's run), :func:`run_recipe`."""
-    if args.recipe is not None or (args.resume is not None
-                                   and (args.resume / "recipe.json").is_file()):
+    if args.recipe is not None or (args.resume is not None and any(
+            (args.resume / name).is_file() for name in ("recipe.json", "all.json"))):
         return run_recipe(args)
     if args.check:
         print(f"{args.prog}: error: --check needs --recipe", file=sys.stderr)
@@ -190,7 +190,8 @@ def run_recipe(args: argparse.Namespace) -> int:
     if args.check:
         return _check_recipe(args)
 
-    many = args.recipe is not None and (args.recipe == recipes.ALL or "," in args.recipe)
+    many = (args.recipe == recipes.ALL or "," in (args.recipe or "")
+            or args.recipe is None and (args.resume / "all.json").is_file())
 
     def run() -> Path:
         if args.processes < 1:
@@ -199,9 +200,10 @@ def run_recipe(args: argparse.Namespace) -> int:
             raise ValueError("give --out RUN_DIR for a new run, or --resume RUN_DIR")
         out, resume = (args.out, False) if args.resume is None else (args.resume, True)
         if many:
+            names = (None if args.recipe == recipes.ALL else recipes.listed(out)
+                     if args.recipe is None else args.recipe.split(","))
             recipes.run_all(out, resume=resume, quiet=args.quiet, processes=args.processes,
-                            names=None if args.recipe == recipes.ALL else
-                            args.recipe.split(","))
+                            names=names)
             return out / "all.json"
         recipe = recipes.resumed(out) if resume else recipes.read_recipe(args.recipe)
         if args.recipe is not None and recipe.name != args.recipe:
