@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -343,6 +344,32 @@ def test_a_list_cut_in_its_first_recipe_says_how_it_goes_on(tmp_path, monkeypatc
     assert recipes.listed(tmp_path) == ["az_tant_fant", "az_tris1"]
     assert (f"the recipes go on with tris-envs train az --resume {tmp_path}"
             in capsys.readouterr().err)
+
+
+def test_a_recipe_cut_and_resumed_counts_the_time_before_the_cut(tmp_path, monkeypatch):
+    """A list's time for a recipe a kill cut is that of both calls: the cut one's seconds
+    are kept in the recipe's folder (``seconds.txt``)."""
+    calls = []
+
+    def slow(recipe, out, resume, quiet, made):
+        out.mkdir(exist_ok=True)
+        calls.append(resume)
+        time.sleep(0.3)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        return out / f"{recipe.name}.npz"
+
+    monkeypatch.setattr(recipes, "run", slow)
+    with pytest.raises(KeyboardInterrupt):
+        recipes.run_all(tmp_path, quiet=True, names=["az_tris1"])
+    (tmp_path / "az_tris1" / "recipe.json").write_text("{}")     # what run's claim writes
+    recipes.run_all(tmp_path, resume=True, quiet=True, names=["az_tris1"])
+    assert calls == [False, True]
+    seconds = json.loads((tmp_path / "all.json").read_text())["seconds"]["az_tris1"]
+    assert 0.6 <= seconds < 5
+    (tmp_path / "az_tris1" / "seconds.txt").write_text("soon")
+    with pytest.raises(ValueError, match="seconds.txt is damaged"):
+        recipes.run_all(tmp_path, resume=True, quiet=True, names=["az_tris1"])
 
 
 def test_a_list_run_resumes_from_its_folder_alone(tmp_path, monkeypatch, capsys):

@@ -572,8 +572,9 @@ def run_all(out: Path, resume: bool = False, quiet: bool = False, processes: int
             names: Sequence[str] | None = None) -> dict[str, Path]:
     """Run every recipe (or those of ``names``), each in ``out/<name>``, a recipe named in
     another's ``after`` before it, ``processes`` at once; their networks by name. Writes
-    ``out/all.json`` after each recipe: each one's wall time, the machine, the total so far
-    and the recipes left.
+    ``out/all.json`` as it starts and after each recipe: each one's wall time (over a kill
+    and its resume too: :func:`_timed`), the machine, the total so far and the recipes
+    left.
 
     Raises:
         ValueError: as :func:`run`, for the first recipe that fails.
@@ -661,6 +662,26 @@ def listed(out: Path) -> list[str]:
 
 def _timed(recipe: Recipe, out: Path, resume: bool, quiet: bool, made: dict[str, Path]
            ) -> tuple[Path, float]:
+    """:func:`run`, and the recipe's seconds: this call's wall time and, on a resume, that
+    of the calls a kill cut before it (each call adds its own to ``out/seconds.txt``, also
+    when cut).
+
+    Raises:
+        ValueError: a damaged ``seconds.txt`` (and as :func:`run`).
+    """
+    spent = out / "seconds.txt"
+    before = 0.0
+    if resume and spent.is_file():
+        try:
+            before = float(spent.read_text())
+        except ValueError:
+            raise ValueError(f"{spent} is damaged (not a number of seconds); restore it, or "
+                             "delete it and the recipe's time counts from this run") from None
     began = time.perf_counter()
-    path = run(recipe, out, resume, quiet, made)
-    return path, time.perf_counter() - began
+    try:
+        path = run(recipe, out, resume, quiet, made)
+    finally:
+        seconds = before + time.perf_counter() - began
+        if out.is_dir():
+            write_text(spent, f"{seconds:.1f}\n")
+    return path, seconds
