@@ -200,8 +200,11 @@ def run_recipe(args: argparse.Namespace) -> int:
             raise ValueError("give --out RUN_DIR for a new run, or --resume RUN_DIR")
         out, resume = (args.out, False) if args.resume is None else (args.resume, True)
         if many:
-            names = (None if args.recipe == recipes.ALL else recipes.listed(out)
-                     if args.recipe is None else args.recipe.split(","))
+            names: list[str] | None = None          # --recipe all
+            if args.recipe is None:                 # --resume of a list: its all.json's
+                names = recipes.listed(out)
+            elif args.recipe != recipes.ALL:
+                names = args.recipe.split(",")
             recipes.run_all(out, resume=resume, quiet=args.quiet, processes=args.processes,
                             names=names)
             return out / "all.json"
