@@ -37,7 +37,7 @@ from tris_envs.agents.search_settings import SearchSettings
 from tris_envs.core.errors import brief
 from tris_envs.core.game import Game
 from tris_envs.durable import replaced
-from tris_envs.games import game_spec, require, tactics_of
+from tris_envs.games import GAMES, game_spec, require, tactics_of
 from tris_envs.settings import Check, flag, integer, number, table
 
 FORMAT = 4
@@ -61,7 +61,8 @@ HEADER: dict[str, tuple[Check, Any]] = {
     "game": (_text, None), "options": (table, None),
     "width": (integer(1), None), "blocks": (integer(0), None),
     "tactics": (flag, False), "trap_planes": (flag, False), "wary_planes": (flag, False),
-    "search": (table, {}), "recipe": (_text, ""), "version": (_text, ""),
+    "hide_roll": (flag, False), "search": (table, {}), "recipe": (_text, ""),
+    "version": (_text, ""),
 }
 """The fields of a network file's header: each one's check and its default (``None``: the
 field is required), in the order of :class:`NetConfig`'s fields after ``format``, then the
@@ -109,6 +110,13 @@ class NetConfig:
             only), a zugzwang handed over, three moves deep. The learner does not compute
             them at self-play speed; such a network learns from the moves of a teacher
             (:mod:`tris_envs.alphazero.wary`). Saved in the header only when true.
+        hide_roll: The input's roll planes (the game's ``roll_planes``; Tritoc only) are
+            zeros: the network does not see the dice roll to play, so its value is the
+            position's worth before the roll, the expectation over the roll's law, which is
+            what a search's leaf reached by a move needs (its one drawn roll is a sample).
+            Its policy loses nothing: the moves each roll allows (the holes of one number,
+            one's own stones on a 2, the opponent's on a 12, the pass) are disjoint, and
+            the policy is masked by them. Saved in the header only when true.
 
     The learner's ``decisive`` and ``discount`` are training facts too, but what the search
     does with them is a play setting: the learner writes them into the header's search
@@ -123,6 +131,7 @@ class NetConfig:
     tactics: bool = False
     trap_planes: bool = False
     wary_planes: bool = False
+    hide_roll: bool = False
 
     def input_planes(self, game: Game) -> int:
         """Channels of the network's input: the observation's, and the policy head's cell
@@ -203,6 +212,7 @@ class Network:
         self.index = np.array(game_spec(config.game).policy.index(game.info.num_actions,
                                                                   height, width))
         self.tactic_slots = tactic_slots(game) if config.tactics else None
+        self.shown = shown_planes(config, game.info.observation_shape[2])
 
     def __call__(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Policy logits ``(N, num_actions)`` and values ``(N,)`` in [-1, 1] for a batch of
@@ -243,6 +253,8 @@ class Network:
         them (:attr:`NetConfig.tactics`)."""
         game = self.game
         observations = np.stack([game.observation(s, game.current_player(s)) for s in states])
+        if self.shown is not None:
+            observations = observations * self.shown
         if self.tactic_slots is None:
             return observations
         flags_of, config = tactics_of(game).tactic_flags, self.config
@@ -256,6 +268,26 @@ class Network:
         masks = np.stack([self.game.legal_mask(s) for s in states]).astype(bool)
         logits, values = self(self.inputs(states))
         return masked_softmax(logits, masks), values
+
+
+def shown_planes(config: NetConfig, planes: int) -> np.ndarray | None:
+    """Per plane of the game's observation (``planes`` of them), 1 where the network reads
+    it and 0 for the roll planes it hides (:attr:`NetConfig.hide_roll`), as ``int8``;
+    ``None`` when it reads them all.
+
+    Raises:
+        ValueError: ``hide_roll`` for a game whose observation shows no roll.
+    """
+    if not config.hide_roll:
+        return None
+    hidden = game_spec(config.game).roll_planes
+    if not hidden:
+        raise ValueError(f"hide_roll = true: {config.game!r} shows no dice roll in its "
+                         "observation (games with one: "
+                         f"{', '.join(g for g, s in GAMES.items() if s.roll_planes)})")
+    shown = np.ones(planes, dtype=np.int8)
+    shown[list(hidden)] = 0
+    return shown
 
 
 def tactic_slots(game: Game) -> tuple[np.ndarray, np.ndarray, int]:
@@ -368,7 +400,7 @@ def header_text(network: Network) -> str:
     config = network.config
     header: dict[str, Any] = {"format": FORMAT, "game": config.game, "options": config.options,
                               "width": config.width, "blocks": config.blocks}
-    for key in ("tactics", "trap_planes", "wary_planes"):
+    for key in ("tactics", "trap_planes", "wary_planes", "hide_roll"):
         if getattr(config, key):
             header[key] = True
     search = network.search.changed()

@@ -14,7 +14,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tris_envs.agents.az_network import NetConfig, Network, tactic_planes, tactic_slots
+from tris_envs.agents.az_network import (
+    NetConfig,
+    Network,
+    shown_planes,
+    tactic_planes,
+    tactic_slots,
+)
 from tris_envs.agents.search_settings import SearchSettings
 from tris_envs.core.game import Game
 from tris_envs.games import game_spec
@@ -46,21 +52,28 @@ def network_of(params: Params, game: Game, config: NetConfig,
                                   for name, w in params.items()}, search=search)
 
 
-def input_of(env: TrisEnv, tactics: bool = False,
-             trap_planes: bool = False) -> Callable[[GameState], Array]:
+def input_of(env: TrisEnv, tactics: bool = False, trap_planes: bool = False,
+             hide_roll: bool = False) -> Callable[[GameState], Array]:
     """``states -> [N, H, W, C]``: the network's input for a batch of JAX game states, their
-    observations with the tactics planes of :attr:`NetConfig.tactics` (the game's
-    ``winning_moves`` and ``handovers``, as the rules core's ``tactical_moves``) when
-    ``tactics``, and then the trap planes of :attr:`NetConfig.trap_planes` (the game's
-    ``trap_moves``) when ``trap_planes``: one call of the game's ``tactic_flags``."""
+    observations (the roll planes zeros when ``hide_roll``, :attr:`NetConfig.hide_roll`)
+    with the tactics planes of :attr:`NetConfig.tactics` (the game's ``winning_moves`` and
+    ``handovers``, as the rules core's ``tactical_moves``) when ``tactics``, and then the
+    trap planes of :attr:`NetConfig.trap_planes` (the game's ``trap_moves``) when
+    ``trap_planes``: one call of the game's ``tactic_flags``."""
+    game = env.game
+    shown = shown_planes(NetConfig(game.info.name, {}, hide_roll=hide_roll),
+                         game.info.observation_shape[2])
+
+    def observed(states: GameState) -> Array:
+        return states.observation if shown is None else states.observation * shown
     if not tactics:
-        return lambda states: states.observation
-    slots = tactic_slots(env.game)
-    board = env.game.info.observation_shape[:2]
+        return observed
+    slots = tactic_slots(game)
+    board = game.info.observation_shape[:2]
     flags_of = jax.vmap(lambda state: env.tactic_flags(state, trap_planes))
 
     def inputs(states: GameState) -> Array:
-        return jnp.concatenate([states.observation.astype(jnp.float32),
+        return jnp.concatenate([observed(states).astype(jnp.float32),
                                 tactic_planes(flags_of(states), slots, board, jnp)], axis=-1)
 
     return inputs

@@ -135,6 +135,11 @@ class Search(NamedTuple):
             ``hands_over_traps``: a move after which the opponent has a roll that leaves
             every reply handing over a line), where the mover has a move that is neither
             such nor a blunder. Only those few are looked at: each costs 46,656 positions.
+        hide_roll: The network's input has no roll planes (the game's ``roll_planes``;
+            :attr:`~tris_envs.agents.az_network.NetConfig.hide_roll`): its values learn the
+            position's worth before the roll, from the outcomes of every roll drawn there,
+            and a leaf of the search reached by a move is valued by that expectation rather
+            than by the one roll its node drew.
     """
 
     envs: int
@@ -155,6 +160,7 @@ class Search(NamedTuple):
     trap_planes: bool = False
     greedy: float = 0.0
     wary: bool = False
+    hide_roll: bool = False
 
 
 def explored(action: Array, mask: Array, share: float, key: PRNGKey) -> Array:
@@ -283,7 +289,7 @@ def make_recurrent(env: TrisEnv, network: Callable[[Params, Array], tuple[Array,
 def new_memory(env: TrisEnv, search: Search) -> Memory:
     """An empty :class:`Memory` for ``env``'s plies (filled by the first iteration)."""
     rows = search.replay * search.steps * search.envs
-    inputs = input_of(env, search.tactics, search.trap_planes)
+    inputs = input_of(env, search.tactics, search.trap_planes, search.hide_roll)
     observation = jax.eval_shape(lambda key: inputs(jax.vmap(env.init)(key[None]))[0],
                                  jax.random.PRNGKey(0))
     actions = (rows, env.num_actions)
@@ -310,7 +316,7 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
     over as many plies drawn from the memory."""
     init, step = jax.vmap(env.init), jax.vmap(env.step)
     index = jnp.asarray(index)
-    inputs = input_of(env, search.tactics, search.trap_planes)
+    inputs = input_of(env, search.tactics, search.trap_planes, search.hide_roll)
     recurrent = make_recurrent(env, lambda params, x: forward(params, x, index, blocks),
                                search.decisive, search.discount, inputs)
     winning = jax.vmap(env.winning_moves) if search.decisive else None

@@ -54,7 +54,14 @@ import numpy as np
 
 from tris_envs.agents import make_agent
 from tris_envs.agents.az import AZAgent
-from tris_envs.agents.az_network import NetConfig, Network, load, save, with_inputs_of
+from tris_envs.agents.az_network import (
+    NetConfig,
+    Network,
+    load,
+    save,
+    shown_planes,
+    with_inputs_of,
+)
 from tris_envs.agents.search_settings import SearchSettings
 from tris_envs.core.errors import brief
 from tris_envs.durable import (
@@ -109,6 +116,7 @@ class Config:
     discount: float = setting(1.0, number(0, 1))        # a result's worth a ply later
     tactics: bool = setting(False, flag)                # one-move tactics as input planes
     trap_planes: bool = setting(False, flag)            # and two-move traps (with tactics)
+    hide_roll: bool = setting(False, flag)              # the network sees no dice roll
     explore: float = setting(0.0, number(0, 1))         # self-play moves played at random
     greedy: float = setting(0.0, number(0, 1))          # games with greedy in one seat
     wary: bool = setting(False, flag)                   # no trap handed over in the target
@@ -217,6 +225,8 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
     if config.trap_planes and not config.tactics:
         raise ValueError("trap_planes = true needs tactics = true (the trap planes come after "
                          "the tactics planes)")
+    shown_planes(NetConfig(config.game, config.options, hide_roll=config.hide_roll),
+                 game.info.observation_shape[2])
     if config.wary and not config.safe:
         raise ValueError("wary = true needs safe = true (the traps handed over are dropped "
                          "with the blunders)")
@@ -262,7 +272,8 @@ class Run:
             raise ValueError(f"envs={config.envs} must be a multiple of the {devices} "
                              "devices the games are sharded over")
         self.net_config = NetConfig(config.game, config.options, config.width, config.blocks,
-                                    config.tactics, config.trap_planes)
+                                    config.tactics, config.trap_planes,
+                                    hide_roll=config.hide_roll)
         rng = np.random.default_rng(config.seed)
         params = params_of(with_inputs_of(load(config.init, self.game), self.net_config)
                            if config.init else Network(self.game, self.net_config, rng=rng))
