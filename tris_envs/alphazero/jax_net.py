@@ -60,16 +60,16 @@ def input_of(env: TrisEnv, tactics: bool = False, trap_planes: bool = False,
     ``handovers``, as the rules core's ``tactical_moves``) when ``tactics``, and then the
     trap planes of :attr:`NetConfig.trap_planes` (the game's ``trap_moves``) when
     ``trap_planes``: one call of the game's ``tactic_flags``."""
-    game = env.game
-    shown = shown_planes(NetConfig(game.info.name, {}, hide_roll=hide_roll),
-                         game.info.observation_shape[2])
+    shown = shown_planes(NetConfig(env.game.info.name, {}, hide_roll=True),
+                         env.game.info.observation_shape[2]) if hide_roll else None
 
     def observed(states: GameState) -> Array:
         return states.observation if shown is None else states.observation * shown
+
     if not tactics:
         return observed
-    slots = tactic_slots(game)
-    board = game.info.observation_shape[:2]
+    slots = tactic_slots(env.game)
+    board = env.game.info.observation_shape[:2]
     flags_of = jax.vmap(lambda state: env.tactic_flags(state, trap_planes))
 
     def inputs(states: GameState) -> Array:
