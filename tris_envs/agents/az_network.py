@@ -212,7 +212,8 @@ class Network:
         self.index = np.array(game_spec(config.game).policy.index(game.info.num_actions,
                                                                   height, width))
         self.tactic_slots = tactic_slots(game) if config.tactics else None
-        self.shown = shown_planes(config, game.info.observation_shape[2])
+        self.shown = shown_planes(game) if config.hide_roll else None
+        """Per observation plane, 0 for those the network hides (:func:`shown_planes`)."""
 
     def __call__(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Policy logits ``(N, num_actions)`` and values ``(N,)`` in [-1, 1] for a batch of
@@ -270,22 +271,20 @@ class Network:
         return masked_softmax(logits, masks), values
 
 
-def shown_planes(config: NetConfig, planes: int) -> np.ndarray | None:
-    """Per plane of the game's observation (``planes`` of them), 1 where the network reads
-    it and 0 for the roll planes it hides (:attr:`NetConfig.hide_roll`), as ``int8``;
-    ``None`` when it reads them all.
+def shown_planes(game: Game) -> np.ndarray:
+    """Per plane of ``game``'s observation, 1 where a network with
+    :attr:`NetConfig.hide_roll` reads it and 0 for the roll planes it hides, as ``int8``.
 
     Raises:
-        ValueError: ``hide_roll`` for a game whose observation shows no roll.
+        ValueError: a game whose observation shows no roll.
     """
-    if not config.hide_roll:
-        return None
-    hidden = game_spec(config.game).roll_planes
+    name = game.info.name
+    hidden = game_spec(name).roll_planes
     if not hidden:
-        raise ValueError(f"hide_roll = true: {config.game!r} shows no dice roll in its "
+        raise ValueError(f"hide_roll = true: {name!r} shows no dice roll in its "
                          "observation (games with one: "
                          f"{', '.join(g for g, s in GAMES.items() if s.roll_planes)})")
-    shown = np.ones(planes, dtype=np.int8)
+    shown = np.ones(game.info.observation_shape[2], dtype=np.int8)
     shown[list(hidden)] = 0
     return shown
 

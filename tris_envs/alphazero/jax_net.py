@@ -60,8 +60,7 @@ def input_of(env: TrisEnv, tactics: bool = False, trap_planes: bool = False,
     ``handovers``, as the rules core's ``tactical_moves``) when ``tactics``, and then the
     trap planes of :attr:`NetConfig.trap_planes` (the game's ``trap_moves``) when
     ``trap_planes``: one call of the game's ``tactic_flags``."""
-    shown = shown_planes(NetConfig(env.game.info.name, {}, hide_roll=True),
-                         env.game.info.observation_shape[2]) if hide_roll else None
+    shown = shown_planes(env.game) if hide_roll else None
 
     def observed(states: GameState) -> Array:
         return states.observation if shown is None else states.observation * shown

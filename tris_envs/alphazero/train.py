@@ -225,8 +225,8 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
     if config.trap_planes and not config.tactics:
         raise ValueError("trap_planes = true needs tactics = true (the trap planes come after "
                          "the tactics planes)")
-    shown_planes(NetConfig(config.game, config.options, hide_roll=config.hide_roll),
-                 game.info.observation_shape[2])
+    if config.hide_roll:
+        shown_planes(game)
     if config.wary and not config.safe:
         raise ValueError("wary = true needs safe = true (the traps handed over are dropped "
                          "with the blunders)")
