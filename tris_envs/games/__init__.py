@@ -61,9 +61,6 @@ class GameSpec:
             :class:`~tris_envs.core.capabilities.Tactical` built from the rules core,
             :func:`tactics_of`), imported on first use; ``""`` unless the game has the
             ``tactics`` capability.
-        roll_planes: The observation's planes that show the dice roll to play (Tritoc's
-            13-23); a network with :attr:`~tris_envs.agents.az_network.NetConfig.hide_roll`
-            reads them as zeros. ``()``: the game has no roll in its observation.
     """
 
     name: str
@@ -77,7 +74,6 @@ class GameSpec:
     version: int = 0
     capabilities: frozenset[str] = frozenset()
     tactics: str = ""
-    roll_planes: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         unknown = self.capabilities - set(CAPABILITIES)
@@ -130,6 +126,15 @@ class GameSpec:
         the game's ``state`` module."""
         layout: PolicyLayout = importlib.import_module(f"{self.package}.state").POLICY_LAYOUT
         return layout
+
+    @property
+    def roll_planes(self) -> tuple[int, ...]:
+        """The observation's planes that show the dice roll to play: the ``ROLL_PLANES`` of
+        the game's ``state`` module (Tritoc's 13-23), ``()`` where it has none; a network
+        with :attr:`~tris_envs.agents.az_network.NetConfig.hide_roll` reads them as zeros."""
+        planes: tuple[int, ...] = getattr(importlib.import_module(f"{self.package}.state"),
+                                          "ROLL_PLANES", ())
+        return planes
 
     def require(self, capability: str, setting: str) -> None:
         """Nothing if the game declares ``capability``, else a one-line ``ValueError``
@@ -184,8 +189,7 @@ GAMES: Mapping[str, GameSpec] = MappingProxyType({spec.name: spec for spec in (
                           {"layout": _tritoc_custom_layout()}, {"dice": "equal"},
                           {"dice": "equal", "layout": "random", "reward": "points",
                            "max_rerolls": 0}),
-             targets=(("greedy", ">", 0.6), ("mcts:100", ">", 0.5)),
-             roll_planes=tuple(range(13, 24))),
+             targets=(("greedy", ">", 0.6), ("mcts:100", ">", 0.5))),
 )})
 """Every game, by name."""
 

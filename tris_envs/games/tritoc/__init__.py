@@ -35,6 +35,7 @@ from tris_envs.games.tritoc.state import (
     PASS,
     PENDING,
     PLACING_SUMS,
+    ROLL_PLANES,
     SUMS,
     TTT_LINES,
     WHITE,
@@ -53,5 +54,5 @@ __all__ = ["ALL_HOLES", "ALL_PLAYABLE", "BLACK", "COLOR_NAMES", "CONQUERED_HOLES
            "HOLE_FIELD", "HOLE_LINES", "HOLE_LINE_MASKS", "LAYOUT_CHARS",
            "LAYOUT_NAMES", "Layout", "MAGIC", "MAGIC_FIELD", "MUST_PASS", "NO_ROLL",
            "ONGOING", "ORDERED", "ORDERED_FIELD", "PASS", "PENDING", "PLACING_SUMS",
-           "SUMS", "TTT_LINES", "Tritoc", "TritocState", "WHITE", "WIN_POINTS",
+           "ROLL_PLANES", "SUMS", "TTT_LINES", "Tritoc", "TritocState", "WHITE", "WIN_POINTS",
            "check_layout", "has_field_line", "hole_name", "stone_letter"]

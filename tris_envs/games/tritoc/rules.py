@@ -73,6 +73,7 @@ from tris_envs.games.tritoc.state import (
     PASS,
     PENDING,
     PLACING_SUMS,
+    ROLL_PLANES,
     SUMS,
     WHITE,
     WIN_POINTS,
@@ -360,7 +361,7 @@ class Tritoc(Game[TritocState]):
         if their_fields:
             obs[:, 12] = FIELD_PLANES[their_fields]
         if state.roll >= 2:
-            obs[:, 11 + state.roll] = 1
+            obs[:, ROLL_PLANES[state.roll - SUMS[0]]] = 1
         return obs.reshape(9, 9, 24)
 
     def action_to_string(self, state: TritocState, action: int) -> str:

@@ -29,6 +29,9 @@ WIN_POINTS = 5
 FIELD_POINTS = 1
 
 SUMS = tuple(range(2, 13))
+ROLL_PLANES = tuple(range(13, 13 + len(SUMS)))
+"""The observation's planes of the roll to play, one per sum in :data:`SUMS` order (plane
+``ROLL_PLANES[s - 2]`` for the sum ``s``); none is set while the roll is pending or a must-pass."""
 ALL_PLAYABLE = sum(1 << s for s in SUMS)
 PLACING_SUMS = ALL_PLAYABLE & ~(1 << 2 | 1 << 12)
 """:meth:`Tritoc.playable` when every sum allows an action."""
