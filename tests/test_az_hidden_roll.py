@@ -69,7 +69,6 @@ def test_the_jax_input_hides_the_same_planes():
     states = [game.apply(s, game.chance_outcomes(s)[-1][0])
               for s in chance_nodes(game, 2, seed=5)[::7]]
     jax_states = [env.from_core(s) for s in states]
-    jax_states = [s.replace(observation=env.observe(s)) for s in jax_states]
     batch = jax.tree.map(lambda *x: np.stack(x), *jax_states)
     assert np.array_equal(np.asarray(input_of(env, hide_roll=True)(batch)),
                           blind.inputs(states))

@@ -386,3 +386,13 @@ def test_fuzz_any_int32_action_gets_the_cores_verdict(name, options, index, acti
     moved = game.apply(core, action)
     assert tuple(np.asarray(after.rewards)) == game.rewards(moved)
     follow(game, moved, to_position(env, after))
+
+
+@pytest.mark.parametrize("name, options", FUZZ_CASES, ids=str)
+def test_from_core_gives_the_state_with_its_observation(name, options):
+    env, game, _, positions = fuzz_positions(name, options)
+    for state, core in positions:
+        converted = env.from_core(core)
+        assert np.array_equal(np.asarray(converted.observation), np.asarray(state.observation))
+        assert np.array_equal(np.asarray(converted.observation),
+                              game.observation(core, game.current_player(core)))

@@ -160,11 +160,17 @@ class TrisEnv(pgx.core.Env):
         raise NotImplementedError
 
     def from_core(self, state: Any) -> GameState:
-        """The JAX state (unbatched) of a rules-core state.
+        """The JAX state (unbatched, its player to move's observation included) of a
+        rules-core state.
 
         Raises:
             ValueError: a chance node (the JAX states are decisions or finished games).
         """
+        jax_state = self._from_core(state)
+        return jax_state.replace(observation=self.observe(jax_state))
+
+    def _from_core(self, state: Any) -> GameState:
+        """:meth:`from_core` without the observation."""
         raise NotImplementedError
 
     def to_core(self, state: GameState) -> Any:
@@ -190,8 +196,7 @@ def from_position(env: TrisEnv, text: str) -> GameState:
     Raises:
         ValueError: the core's message for a malformed or impossible position.
     """
-    state = env.from_core(env.game.from_notation(text))
-    return state.replace(observation=env.observe(state))
+    return env.from_core(env.game.from_notation(text))
 
 
 def to_position(env: TrisEnv, state: GameState) -> str:

@@ -174,7 +174,7 @@ class DoppiaScelta(TrisEnv):
         self._draw.def_vmap(self._drawn_batch)
         self._coloring = core.setup == "coloring"
         self._recolor = jax.jit(self._recolored)
-        self._start = None if core.setup == "random" and core.board is None else self.from_core(
+        self._start = None if core.setup == "random" and core.board is None else self._from_core(
             core.initial_state(np.random.default_rng(0)))
 
     # ----- start -----------------------------------------------------------------------
@@ -367,7 +367,7 @@ class DoppiaScelta(TrisEnv):
         return seen.astype(jnp.int8).reshape(5, 5, 23)
 
     # ----- bridges ---------------------------------------------------------------------
-    def from_core(self, state: CoreState) -> State:
+    def _from_core(self, state: CoreState) -> State:
         colors = np.array([(COLORS + UNCOLORED).index(ch) for ch in state.colors], np.int8)
         robots = np.array([state.white, state.black], np.int32)
         ends = jnp.zeros(0, jnp.int8)

@@ -93,7 +93,7 @@ class TantFant(TrisEnv):
         # seen a third time, however large max_moves is
         self._history_size = (min(core.max_moves, 2 * _POSITIONS) + 1
                               if core.repetition_draw else 1)
-        self._start = self.from_core(core.initial_state())
+        self._start = self._from_core(core.initial_state())
 
     def _init(self, key: PRNGKey) -> State:
         return self._start
@@ -133,7 +133,7 @@ class TantFant(TrisEnv):
                 | jnp.where(player_id == 0, BASE_RANK[0], BASE_RANK[1]) << 18)
         return ((seen & _OBSERVED) == _EXPECTED).astype(jnp.int8)
 
-    def from_core(self, state: CoreState) -> State:
+    def _from_core(self, state: CoreState) -> State:
         board = jnp.int32(state.white | state.black << 9)
         over = state.result != -1
         history = np.zeros(self._history_size, np.int32)

@@ -68,7 +68,7 @@ class Tris1(TrisEnv):
         seen = jnp.right_shift(state._board | state._board << 18, 9 * player_id)
         return ((seen & _SEEN) != 0).astype(jnp.int8)
 
-    def from_core(self, state: CoreState) -> State:
+    def _from_core(self, state: CoreState) -> State:
         occupied = state.x | state.o
         over = state.result != ONGOING
         mask = [not occupied >> cell & 1 or over for cell in range(9)]

@@ -469,7 +469,7 @@ class Tris2(TrisEnv):
     def _observe(self, state: State, player_id: Array) -> Array:
         return _CELL_PLANES[state._board].reshape(FRAME, FRAME, -1)
 
-    def from_core(self, state: CoreState) -> State:
+    def _from_core(self, state: CoreState) -> State:
         board = np.frombuffer(state.board, dtype=np.uint8)
         cells = np.array(BLOCK_F) if state.placing else np.flatnonzero(board)
         last_die, last_dir = -1, 0

@@ -248,7 +248,7 @@ class Tritoc(TrisEnv):
             state._numbers[:, None] == _NUMBER_PLANES) | (state._roll == _ROLL_PLANES)
         return planes.astype(jnp.int8).reshape(9, 9, 24)
 
-    def from_core(self, state: CoreState) -> State:
+    def _from_core(self, state: CoreState) -> State:
         if state.roll == PENDING:
             raise ValueError("tritoc: the JAX states are decisions or finished games, and "
                              f"{self.game.to_notation(state)!r} is a chance node (dice not "
