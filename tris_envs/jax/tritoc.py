@@ -28,6 +28,7 @@ from tris_envs.games.tritoc import (
     HOLE_LINE_MASKS,
     MUST_PASS,
     NO_ROLL,
+    NUMBER_PLANES,
     ONGOING,
     ORDERED,
     ORDERED_FIELD,
@@ -63,7 +64,7 @@ _NUMBER_PLANES, _ROLL_PLANES = (
     jnp.array(np.where((_CHANNELS >= first) & (_CHANNELS < first + len(codes)),
                        np.array(codes)[np.clip(_CHANNELS - first, 0, len(codes) - 1)], -100),
               dtype=jnp.int8)
-    for first, codes in ((2, _NUMBERS), (ROLL_PLANES[0], SUMS)))
+    for first, codes in ((NUMBER_PLANES[0], _NUMBERS), (ROLL_PLANES[0], SUMS)))
 """Per observation channel, the hole number or the roll that sets it; -100 where none does."""
 _CODE_PLANES = jnp.zeros(24, jnp.int8).at[jnp.array([0, 1, 11, 12])].set(
     jnp.array([1, 2, 4, 8], jnp.int8))

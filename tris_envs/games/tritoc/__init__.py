@@ -29,6 +29,7 @@ from tris_envs.games.tritoc.state import (
     MAGIC_FIELD,
     MUST_PASS,
     NO_ROLL,
+    NUMBER_PLANES,
     ONGOING,
     ORDERED,
     ORDERED_FIELD,
@@ -50,9 +51,9 @@ from tris_envs.games.tritoc.state import (
 
 __all__ = ["ALL_HOLES", "ALL_PLAYABLE", "BLACK", "COLOR_NAMES", "CONQUERED_HOLES", "DICE_WEIGHTS",
            "DRAW", "DRAW_PASSES", "EXACT_REROLLS", "FIELD_CELLS", "FIELD_LINES_THROUGH",
-           "FIELD_LINE_MASKS", "FIELD_MASKS", "FIELD_PLANES", "FIELD_POINTS",
-           "HOLE_FIELD", "HOLE_LINES", "HOLE_LINE_MASKS", "LAYOUT_CHARS",
-           "LAYOUT_NAMES", "Layout", "MAGIC", "MAGIC_FIELD", "MUST_PASS", "NO_ROLL",
-           "ONGOING", "ORDERED", "ORDERED_FIELD", "PASS", "PENDING", "PLACING_SUMS",
-           "ROLL_PLANES", "SUMS", "TTT_LINES", "Tritoc", "TritocState", "WHITE", "WIN_POINTS",
-           "check_layout", "has_field_line", "hole_name", "stone_letter"]
+           "FIELD_LINE_MASKS", "FIELD_MASKS", "FIELD_PLANES", "FIELD_POINTS", "HOLE_FIELD",
+           "HOLE_LINES", "HOLE_LINE_MASKS", "LAYOUT_CHARS", "LAYOUT_NAMES", "Layout", "MAGIC",
+           "MAGIC_FIELD", "MUST_PASS", "NO_ROLL", "NUMBER_PLANES", "ONGOING", "ORDERED",
+           "ORDERED_FIELD", "PASS", "PENDING", "PLACING_SUMS", "ROLL_PLANES", "SUMS", "TTT_LINES",
+           "Tritoc", "TritocState", "WHITE", "WIN_POINTS", "check_layout", "has_field_line",
+           "hole_name", "stone_letter"]

@@ -45,6 +45,9 @@ DICE_WEIGHTS: dict[str, dict[int, Fraction]] = {
 """Exact probability of each sum of one roll, per ``dice`` option."""
 
 ORDERED_FIELD = (3, 4, 5, 6, 7, 8, 9, 10, 11)
+NUMBER_PLANES = tuple(range(2, 2 + len(ORDERED_FIELD)))
+"""The observation's planes of the hole numbers, one per number in :data:`ORDERED_FIELD`
+order (plane ``NUMBER_PLANES[n - 3]`` is set on the holes numbered ``n``)."""
 MAGIC_FIELD = (6, 11, 4, 5, 7, 9, 10, 3, 8)
 LAYOUT_NAMES = ("ordered", "magic", "random")
 LAYOUT_CHARS = "3456789ab"
@@ -138,7 +141,7 @@ class Layout:
         self.masks = tuple(masks)
         self.text = "".join(LAYOUT_CHARS[n - 3] for n in numbers)
         base = np.zeros((81, 24), dtype=np.int8)
-        base[np.arange(81), np.array(numbers) - 1] = 1
+        base[np.arange(81), np.array(NUMBER_PLANES)[np.array(numbers) - ORDERED_FIELD[0]]] = 1
         base.flags.writeable = False
         self.base = base
         self._hash = hash(numbers)
