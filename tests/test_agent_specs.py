@@ -20,7 +20,7 @@ from tris_envs.games import make_game
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 EXAMPLES = {"<simulations>": "300", "<plies>": "3", "<seconds>": "0.5",
-            "<path>": "runs/net.npz"}
+            "<path>": "runs/net.npz", "<setting>=<value>": "exploration=0.6"}
 
 
 def example(form: str) -> str:
@@ -48,6 +48,12 @@ def test_the_fields_of_the_forms() -> None:
     assert AgentSpec.parse("ppo:a:b.pt").path == "a:b.pt"
     assert AgentSpec.parse("alphabeta:64").plies == 64
     assert AgentSpec.parse("openspiel-minimax:2") == AgentSpec("openspiel-minimax", plies=2)
+    assert AgentSpec.parse("az:net.npz:5:batch=1:decisive=true") == AgentSpec(
+        "az", 5, path="net.npz", settings=(("batch", 1), ("decisive", True)))
+    named = "x/az_tant_fant__repetition_draw=True.npz"    # a file's name may hold "="
+    assert AgentSpec.parse(f"az:{named}:5:mix=0.5") == AgentSpec(
+        "az", 5, path=named, settings=(("mix", 0.5),))
+    assert str(AgentSpec("az", 9, settings=(("exploration", 1),))) == "az:9:exploration=1"
     assert str(AgentSpec("mcts", seconds=1)) == "mcts:1s"
     assert str(AgentSpec("mcts", seconds=0.1 + 0.2)) == "mcts:0.30000000000000004s"
 
@@ -62,6 +68,29 @@ def test_a_text_of_no_form_is_refused_in_one_line(text: object) -> None:
     assert "\n" not in str(error.value)
 
 
+@pytest.mark.parametrize("text, words", [
+    ("az:exploration=0.6", "follow a budget"), ("az:net.npz:batch=1", "follow a budget"),
+    ("az:5:batch=0", "batch=0 must be an integer >= 1"), ("az:5:mix=2", "mix=2.0 must be"),
+    ("az:5:exploration=x", "must be a number"), ("az:5:decisive=1", "true or false"),
+    ("az:5:batch=1:batch=2", "set twice"), ("az:5:simulations=3", "unknown agent spec"),
+    ("az:5:speed=3", "unknown agent spec"), ("mcts:5:batch=1", "unknown agent spec")])
+def test_a_bad_search_setting_in_a_spec_is_refused_in_one_line(text: str, words: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(words)) as error:
+        AgentSpec.parse(text)
+    assert "\n" not in str(error.value)
+
+
+def test_a_specs_search_settings_reach_the_search_over_the_networks() -> None:
+    game = make_game("doppia_scelta")
+    header = make_agent("az:7").settings_for(game)
+    assert (header.exploration, header.batch, header.discount) == (1.25, 8, 0.98)
+    agent = make_agent("az:7:exploration=0.6:batch=1")
+    settings = agent.settings_for(game)
+    assert agent.name == "az:7:exploration=0.6:batch=1"
+    assert (settings.simulations, settings.exploration, settings.batch, settings.discount) \
+        == (7, 0.6, 1, 0.98)
+
+
 @pytest.mark.parametrize("fields", [
     {"family": "chess"}, {"family": "mcts", "plies": 3}, {"family": "mcts", "simulations": 0},
     {"family": "mcts", "simulations": True}, {"family": "mcts", "decisive": True},
@@ -69,7 +98,12 @@ def test_a_text_of_no_form_is_refused_in_one_line(text: object) -> None:
     {"family": "alphabeta", "seconds": float("inf")}, {"family": "random", "path": "x"},
     {"family": "az", "path": "a:b.npz"}, {"family": "az", "path": "100"},
     {"family": "az", "simulations": -1}, {"family": "ppo", "path": ""},
-    {"family": "openspiel-mcts"}, {"family": "mcts", "decisive": 1}])
+    {"family": "openspiel-mcts"}, {"family": "mcts", "decisive": 1},
+    {"family": "az", "settings": (("batch", 1),)}, {"family": "mcts", "simulations": 5,
+                                                  "settings": (("batch", 1),)},
+    {"family": "az", "simulations": 5, "settings": (("batch", True),)},
+    {"family": "az", "simulations": 5, "settings": (("batch", 1.5),)},
+    {"family": "az", "simulations": 5, "settings": [("batch", 1)]}])
 def test_a_spec_made_in_python_is_checked_as_the_text_is(fields: dict) -> None:
     with pytest.raises(ValueError) as error:
         AgentSpec(**fields)

@@ -185,6 +185,9 @@ def test_agent_files_are_refused_without_allow_files(app: App, tmp_path: Path) -
     for spec in ("openspiel-mcts:10", "openspiel-minimax:2"):
         status, answer = app.post("/api/new", {"game": "tris1", "seats": [spec, "human"]})
         assert status == 400 and "OpenSpiel" in answer["error"], answer
+    for spec in ("az:5:batch=1", "az:100:exploration=0.6:mix=1"):
+        status, answer = app.post("/api/new", {"game": "tris1", "seats": [spec, "human"]})
+        assert status == 400 and "search settings" in answer["error"], (spec, answer)
     for spec in ("az", "az:5", "az:0", "ppo", "mcts:50", "solver"):
         assert app.new([spec, "human"])["seats"][0] == spec
 

@@ -22,7 +22,7 @@ network; see :class:`AZAgent`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from itertools import chain
 from pathlib import Path
@@ -41,7 +41,7 @@ from tris_envs.agents.mcts import (
     Uniforms,
     WinsAtOnce,
 )
-from tris_envs.agents.search_settings import SearchSettings
+from tris_envs.agents.search_settings import SearchSettings, setting_text
 from tris_envs.agents.shipped import SHIPPED_DIR
 from tris_envs.core.game import Game, wins_at_once
 from tris_envs.games import tactics_of
@@ -264,6 +264,9 @@ class AZAgent:
             it and the rule of 4 without it (the rule cost it there, see docs/results.md).
         mix: The share of each new leaf's value taken from one random playout
             (:class:`PlayoutMixEvaluator`; 0: the network's value alone).
+        settings: Settings by their :class:`SearchSettings` names (what an ``az`` spec's
+            ``<setting>=<value>`` parts give), each in place of the network's as the
+            arguments above are; an argument above that is not ``None`` comes over it.
         proofs: Let the search prove the positions the rules core proves won by force
             (:class:`~tris_envs.agents.mcts.RulesProof`: Tris 2's last six placements
             searched exactly), and in a position proven lost play the :func:`hardest_loss`;
@@ -285,11 +288,12 @@ class AZAgent:
                  exploration: float | None = None, batch_size: int | None = None,
                  decisive: bool | None = None, discount: float | None = None,
                  traps: float | None = None, mix: float | None = None,
-                 proofs: bool = True) -> None:
+                 settings: Mapping[str, Any] | None = None, proofs: bool = True) -> None:
         given: dict[str, Any] = {
             "simulations": simulations, "exploration": exploration, "batch": batch_size,
             "decisive": decisive, "discount": discount, "traps": traps, "mix": mix}
-        self.overrides = {k: v for k, v in given.items() if v is not None}
+        self.overrides = {**(settings or {}),
+                          **{k: v for k, v in given.items() if v is not None}}
         try:
             replace(search or SearchSettings(), **self.overrides)
         except ValueError as error:
@@ -306,9 +310,10 @@ class AZAgent:
         self._merged: tuple[Network, dict[str, Any], SearchSettings, Search] | None = None
         source = ("" if network is None else
                   f":{network}" if not isinstance(network, Network) else ":<network>")
-        budget = ("" if simulations is None or simulations == DEFAULT_SIMULATIONS and not source
-                  else f":{simulations}")
-        self.name = f"az{source}{budget}"
+        budget = ("" if simulations is None or simulations == DEFAULT_SIMULATIONS
+                  and not source and not settings else f":{simulations}")
+        self.name = f"az{source}{budget}" + "".join(
+            f":{name}={setting_text(value)}" for name, value in (settings or {}).items())
 
     def network_file(self, game: Game) -> Path | None:
         """The file of the network that plays ``game`` (its own, else the shipped one), not

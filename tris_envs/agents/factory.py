@@ -57,7 +57,7 @@ def make_agent(spec: AgentSpec | str, rng: np.random.Generator | None = None) ->
         count = spec.simulations if spec.simulations is not None else spec.plies
         return make(count, rng=rng)
     if family == "az":
-        return AZAgent(spec.path, spec.simulations, rng=rng)
+        return AZAgent(spec.path, spec.simulations, rng=rng, settings=dict(spec.settings))
     if family == "ppo":
         return PPOAgent(spec.path, rng=rng)
     if family == "mcts":

@@ -8,6 +8,7 @@ holds only the settings that differ from these defaults.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from typing import Any
 
@@ -90,3 +91,46 @@ class SearchSettings:
             if problem:
                 raise ValueError(f"{where}{key}={brief(value, 60)} {problem}")
         return cls(**table)
+
+
+SPEC_SETTINGS = tuple(f.name for f in dataclasses.fields(SearchSettings)
+                      if f.name != "simulations")
+"""The settings an ``az`` agent spec sets after its budget (``az:1600:exploration=0.6``);
+the budget is the spec's simulations."""
+
+_TYPES = {f.name: str(f.type) for f in dataclasses.fields(SearchSettings)}
+
+
+def read_setting(name: str, text: str) -> Any:
+    """The value of search setting ``name`` written as ``text`` (``"0.6"``, ``"1"``,
+    ``"true"``), checked as :class:`SearchSettings` checks it.
+
+    Raises:
+        ValueError: a name not of :data:`SPEC_SETTINGS`, a text of no value of the setting's
+            type, or a value out of its range; one line naming the setting.
+    """
+    if name not in SPEC_SETTINGS:
+        raise ValueError(f"{brief(name)} is not a search setting a spec sets "
+                         f"({', '.join(SPEC_SETTINGS)})")
+    kind = _TYPES[name]
+    value: Any = None
+    if kind == "bool":
+        value = {"true": True, "false": False}.get(text)
+    elif kind == "int":
+        value = int(text) if text.isascii() and text.isdigit() else None
+    else:
+        with contextlib.suppress(ValueError):
+            value = float(text)
+    if value is None:
+        what = {"bool": "true or false", "int": "an integer"}.get(kind, "a number")
+        raise ValueError(f"search setting {name}={brief(text, 60)} must be {what}")
+    SearchSettings.from_table({name: value}, "search setting ")
+    return value
+
+
+def setting_text(value: Any) -> str:
+    """``value`` as :func:`read_setting` reads it back: ``true``, ``8``, ``0.6``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    short = f"{value:g}" if isinstance(value, float) else str(value)
+    return short if isinstance(value, int) or float(short) == value else repr(value)

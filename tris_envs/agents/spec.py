@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from tris_envs.agents.alphabeta import MAX_PLIES
+from tris_envs.agents.search_settings import SPEC_SETTINGS, read_setting, setting_text
 from tris_envs.core.errors import brief
 
 
@@ -34,6 +35,7 @@ class SpecForm:
     def label(self) -> str:
         """The forms as ``--help`` writes them: ``mcts:N, mcts:Ss``."""
         return ", ".join(form.replace("<simulations>", "N").replace("<plies>", "N")
+                         .replace("<setting>=<value>", "SETTING=V")
                          .replace("<seconds>s", "Ss").replace("<path>", "PATH")
                          for form in self.forms)
 
@@ -59,6 +61,9 @@ SPEC_TABLE = (
              "unless the network names another), or N (az:0: the network alone, no search)"),
     SpecForm(("az:<path>", "az:<path>:<simulations>"),
              "a trained network file (.npz), with its budget or N"),
+    SpecForm(("az:<simulations>:<setting>=<value>", "az:<path>:<simulations>:<setting>=<value>"),
+             "N simulations and one or more search settings over the network's "
+             f"({', '.join(SPEC_SETTINGS)}): az:1600:exploration=0.6:batch=1"),
     SpecForm(("openspiel-mcts:<simulations>",),
              "OpenSpiel's Python MCTSBot, N simulations (openspiel extra)"),
     SpecForm(("openspiel-minimax:<plies>",), "OpenSpiel's alpha-beta / expectiminimax, N plies"),
@@ -128,6 +133,10 @@ class AgentSpec:
         plies: A search depth (``alphabeta``, at most ``MAX_PLIES``; ``openspiel-minimax``).
         decisive: MCTS's decisive-move check (``mcts`` with a budget).
         path: The file played (``ppo``, ``az``; ``None``: the shipped one).
+        settings: ``az``'s search settings over its network's, ``(name, value)`` pairs in the
+            order written (names of
+            :data:`~tris_envs.agents.search_settings.SPEC_SETTINGS`, each once; needs
+            ``simulations``).
 
     Raises:
         ValueError: a field the family does not take, or a value out of range.
@@ -139,6 +148,7 @@ class AgentSpec:
     plies: int | None = None
     decisive: bool = False
     path: str | None = None
+    settings: tuple[tuple[str, bool | int | float], ...] = ()
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:
@@ -178,6 +188,26 @@ class AgentSpec:
             if self.family == "az" and (":" in self.path or _is_number(self.path)):
                 raise ValueError(f"agent spec az: the file {brief(self.path)} cannot be named "
                                  "in a spec (it holds ':' or reads as a budget)")
+        if self.settings:
+            self._check_settings()
+
+    def _check_settings(self) -> None:
+        """``settings``' pairs: ``az`` with a budget, known names once, values in range."""
+        if self.family != "az" or self.simulations is None:
+            raise ValueError(f"agent spec {self.family}: search settings are an az spec's, "
+                             "after its budget (az:<simulations>:<setting>=<value>)")
+        if not isinstance(self.settings, tuple) or not all(
+                isinstance(pair, tuple) and len(pair) == 2 for pair in self.settings):
+            raise ValueError(f"agent spec az: settings={brief(self.settings)} must be a tuple of "
+                             "(name, value) pairs")
+        names = [name for name, _ in self.settings]
+        for name, value in self.settings:
+            if names.count(name) > 1:
+                raise ValueError(f"agent spec az: the search setting {brief(name)} is set "
+                                 "twice")
+            if not isinstance(name, str) or read_setting(name, setting_text(value)) != value:
+                raise ValueError(f"agent spec az: search setting {brief(name)}="
+                                 f"{brief(value)} is not a value of that setting")
 
     @classmethod
     def parse(cls, text: str) -> AgentSpec:
@@ -204,8 +234,12 @@ class AgentSpec:
         elif family == "ppo" and rest:
             return cls("ppo", path=rest)
         elif family == "az":
-            path, simulations = _az_parts(text)
-            return cls("az", simulations=simulations, path=path)
+            head, settings = _az_settings(text)
+            path, simulations = _az_parts(head)
+            if settings and simulations is None:
+                raise ValueError(f"agent spec {brief(text)}: search settings follow a budget "
+                                 "(az:<simulations>:<setting>=<value>)")
+            return cls("az", simulations=simulations, path=path, settings=settings)
         elif family in PLUGIN_FAMILIES:
             count = _count(rest)
             if count is not None and family == "openspiel-mcts":
@@ -225,6 +259,7 @@ class AgentSpec:
             parts.append(_seconds_text(self.seconds) + "s")
         if self.decisive:
             parts.append("decisive")
+        parts.extend(f"{name}={setting_text(value)}" for name, value in self.settings)
         return ":".join(parts)
 
     @property
@@ -250,6 +285,24 @@ def _unknown(text: object) -> ValueError:
                       "'ppo:runs/tant_fant/final.pt')")
 
 
+def _az_settings(spec: str) -> tuple[str, tuple[tuple[str, bool | int | float], ...]]:
+    """An ``az`` spec without its trailing ``<setting>=<value>`` parts, and those parts
+    read. A part is a setting where its name is one of
+    :data:`~tris_envs.agents.search_settings.SPEC_SETTINGS` (a file's name may hold ``=``:
+    ``az_tant_fant__repetition_draw=True.npz``).
+
+    Raises:
+        ValueError: a setting's value that is not one of that setting (one line).
+    """
+    parts = spec.split(":")
+    settings: list[tuple[str, bool | int | float]] = []
+    while len(parts) > 1 and parts[-1].partition("=")[0] in SPEC_SETTINGS \
+            and "=" in parts[-1]:
+        name, _, text = parts.pop().partition("=")
+        settings.insert(0, (name, read_setting(name, text)))
+    return ":".join(parts), tuple(settings)
+
+
 def _az_parts(spec: str) -> tuple[str | None, int | None]:
     """An ``az`` spec's network file (``None``: the shipped one) and search budget
     (``None``: the network's); ``ValueError`` for a malformed one."""
@@ -261,7 +314,8 @@ def _az_parts(spec: str) -> tuple[str | None, int | None]:
     if ((budget and simulations is None) or (spec != "az" and not rest)
             or (":" in rest and not path) or _is_number(path)):
         raise ValueError(f"unknown agent spec {brief(spec)}: use az, az:<simulations>, "
-                         "az:<path> or az:<path>:<simulations>")
+                         "az:<path> or az:<path>:<simulations>, then any "
+                         ":<setting>=<value> after a budget")
     return path or None, simulations
 
 

@@ -80,8 +80,8 @@ def agents(name: str, options: list[str], limits: Limits) -> list[dict[str, Any]
     out: list[dict[str, Any]] = [{"spec": HUMAN, "label": "a person (you)", "help": ""}]
     for form in AGENT_SPECS:
         family = form.split(":", 1)[0]
-        if "<path>" in form or family in PLUGIN_FAMILIES:
-            continue                          # files and OpenSpiel: refused from a page
+        if "<path>" in form or "<setting>" in form or family in PLUGIN_FAMILIES:
+            continue                     # files, search settings, OpenSpiel: refused from a page
         entry = _entry(form, family, game, limits)
         if entry is not None:
             out.append(entry)

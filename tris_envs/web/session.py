@@ -107,15 +107,19 @@ class Limits:
         resolved.
 
         Raises:
-            ValueError: no agent spec, an OpenSpiel spec (its search has no deadline), a
-                file while no folder is allowed, a file that resolves (``..``, links)
-                outside it, or an ``az`` file whose resolved path holds ``:``.
+            ValueError: no agent spec, an OpenSpiel spec (its search has no deadline), an
+                ``az`` spec with search settings, a file while no folder is allowed, a
+                file that resolves (``..``, links) outside it, or an ``az`` file whose
+                resolved path holds ``:``.
         """
         spec = AgentSpec.parse(text)
         if spec.family in PLUGIN_FAMILIES:
             raise ValueError(f"{brief(text)}: OpenSpiel's agents are not played in the "
                              "browser app (their searches have no deadline); use tris-envs "
                              "eval or tournament")
+        if spec.settings:
+            raise ValueError(f"{brief(text)}: an az agent plays its network's search settings "
+                             "in the browser app; use tris-envs eval or play to set them")
         if spec.path is None:
             return spec
         if self.files is None:
