@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import subprocess
 import sys
 
 import numpy as np
@@ -29,6 +30,7 @@ from tris_envs.evaluation import (
 )
 from tris_envs.games.tant_fant import TantFant
 from tris_envs.games.tris1 import Tris1
+from tris_envs.machine import usable_cpus
 
 
 # ----- score, interval, Elo (values computed by hand: Wilson bounds as the roots of
@@ -228,6 +230,32 @@ def test_pool_size_is_capped_at_the_games_and_the_usable_cpus(monkeypatch):
 
 
 # ----- records -----------------------------------------------------------------------------
+MATCH = ("from tris_envs.evaluation import play_match\n"
+         "from tris_envs.games import make_game\n"
+         "print(play_match(make_game('tris1'), 'random', 'greedy', 4, seed=0, processes=2))\n")
+
+
+@pytest.mark.skipif(usable_cpus() < 2, reason="a pool needs two CPUs; with one, games run here")
+def test_a_pool_started_from_an_unguarded_script_or_stdin_fails_at_once(tmp_path):
+    # spawn's workers re-import the main script: without the guard each one started the
+    # match again and died, and the pool replaced them forever
+    script = tmp_path / "unguarded.py"
+    script.write_text(MATCH)
+    ran = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=120, cwd=tmp_path)
+    assert ran.returncode == 1 and "ValueError" in ran.stderr.splitlines()[-1]
+    assert 'put the code that plays under if __name__ == "__main__"' in ran.stderr
+    ran = subprocess.run([sys.executable, "-"], input=MATCH, capture_output=True, text=True,
+                         timeout=120, cwd=tmp_path)
+    assert ran.returncode == 1 and "'<stdin>' is not a file" in ran.stderr.splitlines()[-1]
+    guarded = tmp_path / "guarded.py"
+    guarded.write_text("if __name__ == '__main__':\n" + "".join(
+        f"    {line}\n" for line in MATCH.splitlines()))
+    ran = subprocess.run([sys.executable, str(guarded)], capture_output=True, text=True,
+                         timeout=120, cwd=tmp_path)
+    assert ran.returncode == 0 and "in 4 games" in ran.stdout, ran.stderr
+
+
 def test_records_round_trip_with_chance(tmp_path):
     game = DiceRace(target=8)
     rng = np.random.default_rng(3)

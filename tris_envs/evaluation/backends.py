@@ -1,11 +1,13 @@
 """Where the games of a match run: in this process, in a process pool, or on a Ray cluster.
 
-With ``processes > 1`` the games run in a ``multiprocessing`` pool of the ``spawn``
-start method; the game and the sources must be picklable, and a script using it needs the
-usual ``if __name__ == "__main__":`` guard. The pool never has more processes than games
-or CPUs (:func:`pool_size`). Workers ignore Ctrl-C (the parent stops the pool), unwind on
-the SIGTERM with which the pool stops them early (so none dies holding a queue's lock), and
-end by themselves within a second when their parent dies (SIGTERM, kill).
+With ``processes > 1`` the games run in a ``multiprocessing`` pool of the ``spawn`` start
+method; the game and the sources must be picklable, and a script using it needs the usual
+``if __name__ == "__main__":`` guard and a file (without them the match fails at once,
+saying so, where the pool would replace its dying workers forever). The pool never has more
+processes than games or CPUs (:func:`pool_size`). Workers ignore Ctrl-C (the parent stops
+the pool), unwind on the SIGTERM with which the pool stops them early (so none dies holding
+a queue's lock), and end by themselves within a second when their parent dies (SIGTERM,
+kill).
 
 With ``ray=True`` or ``ray=ADDRESS`` the games run as Ray tasks on the cluster's CPUs
 instead (optional extra ``distributed``; see :func:`tris_envs.distributed.ray_session` and
@@ -19,6 +21,7 @@ Either way each finished game comes back as it ends, in any order
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import multiprocessing
@@ -26,10 +29,13 @@ import multiprocessing.util
 import os
 import select
 import signal
+import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
+from pathlib import Path
+from typing import Any, cast
 
 from tris_envs.distributed import RayAddress, ray_session
 from tris_envs.evaluation.engine import Played, Task, init_worker, play_each, play_keyed
@@ -56,13 +62,83 @@ def local_results(context: tuple[Any, ...], tasks: Iterator[Task], count: int,
     if processes == 1:
         yield from play_each(context, tasks)
         return
+    _refuse_an_unguarded_start()
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if getattr(main, "__spec__", None) is None and path is not None and not os.path.isfile(path):
+        raise ValueError(f"processes={processes}: the worker processes re-import the main "
+                         f"script, and {path!r} is not a file they can read; run the script "
+                         "from a file, or play with processes=1")
     spawn = multiprocessing.get_context("spawn")
-    with spawn.Pool(processes, _init_pool_worker, context) as pool:
-        while window := list(itertools.islice(tasks, _WINDOW)):
-            yield from pool.imap_unordered(play_keyed, window,
-                                           chunksize=_chunk_size(len(window), processes))
-        pool.close()            # every game played: the workers leave on their own, no SIGTERM
-        pool.join()
+    with tempfile.TemporaryDirectory(prefix="tris-envs-pool-") as folder:
+        flag = Path(folder) / "unguarded"
+        with _environment(_START_FLAG, str(flag)), \
+                spawn.Pool(processes, _init_pool_worker, context) as pool:
+            while window := list(itertools.islice(tasks, _WINDOW)):
+                size = _chunk_size(len(window), processes)
+                chunks = [window[i:i + size] for i in range(0, len(window), size)]
+                results = pool.imap_unordered(_play_keyed_chunk, chunks)
+                for _ in chunks:
+                    yield from _next_result(results, flag)
+            pool.close()        # every game played: the workers leave on their own, no SIGTERM
+            pool.join()
+
+
+_START_FLAG = "TRIS_ENVS_POOL_FLAG"
+"""The environment variable naming the file where a starting worker says that the main
+script played at its top level (:func:`_refuse_an_unguarded_start`)."""
+
+
+@contextlib.contextmanager
+def _environment(name: str, value: str) -> Iterator[None]:
+    """``os.environ[name]`` is ``value`` inside (the pool's workers, spawned then and on
+    a worker's replacement, inherit it)."""
+    before = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
+
+
+def _refuse_an_unguarded_start() -> None:
+    """In a worker that is still importing the main script (spawn runs it as a module
+    ``__mp_main__`` apart from ``__main__``, before it sets the worker's parent process), a
+    pool being started means that the script plays at its top level, without the ``if
+    __name__ == "__main__":`` guard: the worker writes why into the file :data:`_START_FLAG`
+    names, for the parent to raise (else the pool would replace the failing workers
+    forever), and fails."""
+    if multiprocessing.parent_process() is not None or \
+            sys.modules.get("__mp_main__", sys.modules["__main__"]) is sys.modules["__main__"]:
+        return              # the parent, or a process that has started (its parent is set)
+    message = ("the worker processes of processes > 1 re-import the main script, and it "
+               "started a match again at its top level: put the code that plays under "
+               "if __name__ == \"__main__\": (or play with processes=1)")
+    flag = os.environ.get(_START_FLAG)
+    if flag:
+        with contextlib.suppress(OSError):
+            Path(flag).write_text(message, encoding="utf-8")
+    raise RuntimeError(message)
+
+
+def _play_keyed_chunk(tasks: list[Task]) -> list[Played]:
+    """A pool worker's chunk of games, played in turn."""
+    return [play_keyed(task) for task in tasks]
+
+
+def _next_result(results: Any, flag: Path) -> list[Played]:
+    """The next chunk of games from a pool's ``imap_unordered``, waiting; ``ValueError``
+    with the workers' words once one says the main script is not guarded
+    (:data:`_START_FLAG`)."""
+    while True:
+        try:
+            return cast(list[Played], results.next(timeout=0.5))
+        except multiprocessing.TimeoutError:
+            if flag.exists():
+                raise ValueError(flag.read_text(encoding="utf-8")) from None
 
 
 def ray_results(context: tuple[Any, ...], tasks: Iterator[Task], count: int,
