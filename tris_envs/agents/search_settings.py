@@ -101,17 +101,33 @@ the budget is the spec's simulations."""
 _TYPES = {f.name: str(f.type) for f in dataclasses.fields(SearchSettings)}
 
 
+def check_setting(name: Any, value: Any) -> None:
+    """Refuse a pair that is not a setting of :data:`SPEC_SETTINGS` and one of its values.
+
+    Raises:
+        ValueError: an unknown name, or a value :class:`SearchSettings` refuses (of another
+            type, out of range); one line naming the setting.
+    """
+    _known(name)
+    SearchSettings.from_table({name: value}, "search setting ")
+
+
+def _known(name: Any) -> None:
+    """``ValueError`` unless ``name`` is one of :data:`SPEC_SETTINGS`."""
+    if name not in SPEC_SETTINGS:
+        raise ValueError(f"{brief(name)} is not a search setting a spec sets "
+                         f"({', '.join(SPEC_SETTINGS)})")
+
+
 def read_setting(name: str, text: str) -> Any:
     """The value of search setting ``name`` written as ``text`` (``"0.6"``, ``"1"``,
-    ``"true"``), checked as :class:`SearchSettings` checks it.
+    ``"true"``), checked by :func:`check_setting`.
 
     Raises:
         ValueError: a name not of :data:`SPEC_SETTINGS`, a text of no value of the setting's
             type, or a value out of its range; one line naming the setting.
     """
-    if name not in SPEC_SETTINGS:
-        raise ValueError(f"{brief(name)} is not a search setting a spec sets "
-                         f"({', '.join(SPEC_SETTINGS)})")
+    _known(name)
     kind = _TYPES[name]
     value: Any = None
     if kind == "bool":
@@ -124,7 +140,7 @@ def read_setting(name: str, text: str) -> Any:
     if value is None:
         what = {"bool": "true or false", "int": "an integer"}.get(kind, "a number")
         raise ValueError(f"search setting {name}={brief(text, 60)} must be {what}")
-    SearchSettings.from_table({name: value}, "search setting ")
+    check_setting(name, value)
     return value
 
 

@@ -15,7 +15,12 @@ import re
 from dataclasses import dataclass
 
 from tris_envs.agents.alphabeta import MAX_PLIES
-from tris_envs.agents.search_settings import SPEC_SETTINGS, read_setting, setting_text
+from tris_envs.agents.search_settings import (
+    SPEC_SETTINGS,
+    check_setting,
+    read_setting,
+    setting_text,
+)
 from tris_envs.core.errors import brief
 
 
@@ -205,9 +210,7 @@ class AgentSpec:
             if names.count(name) > 1:
                 raise ValueError(f"agent spec az: the search setting {brief(name)} is set "
                                  "twice")
-            if not isinstance(name, str) or read_setting(name, setting_text(value)) != value:
-                raise ValueError(f"agent spec az: search setting {brief(name)}="
-                                 f"{brief(value)} is not a value of that setting")
+            check_setting(name, value)
 
     @classmethod
     def parse(cls, text: str) -> AgentSpec:
