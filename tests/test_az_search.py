@@ -110,7 +110,7 @@ def test_batched_search_plays_legal_moves_and_accounts_for_every_visit(name, bat
             assert search.last_simulations == 24
             check_tree(root, 24)
         assert MCTSAgent.best_action(root) in game.legal_actions(state)
-        agent = AZAgent(network, 24, rng=np.random.default_rng(i), batch_size=batch_size)
+        agent = AZAgent(network, 24, rng=np.random.default_rng(i), batch=batch_size)
         assert agent.act(game, state) in game.legal_actions(state)
 
 
@@ -202,7 +202,7 @@ def test_batch_size_one_chooses_what_the_unbatched_search_chose(name):
         game, network, simulations = make_game(name), FORMAT_1_TRIS1, 30
     else:
         (game, network), simulations = format_1_network(name), 20
-    choices = [AZAgent(network, simulations, rng=np.random.default_rng(i), batch_size=1)
+    choices = [AZAgent(network, simulations, rng=np.random.default_rng(i), batch=1)
                .act(game, state) for i, state in enumerate(positions(game, 11, 8))]
     assert choices == BEFORE_BATCHING[name]
 
@@ -245,7 +245,7 @@ def test_a_network_that_knows_the_winning_moves_plays_them():
     assert len(found) >= 20
     for i, state in enumerate(found):
         agent = AZAgent(SHIPPED_DIR / "az_tris1.npz", 8, rng=np.random.default_rng(i),
-                        batch_size=8)
+                        batch=8)
         assert agent.act(game, state) in winning_moves(game, state)
 
 
@@ -325,8 +325,8 @@ def test_the_shipped_tritoc_network_plays_with_the_playout_mix(monkeypatch):
     _, small = small_network("tritoc")
     for agent, budget, mix, batch in (
             (AZAgent(), 1000, 0.5, 1), (AZAgent(mix=0.0), 1000, None, 1),
-            (AZAgent(batch_size=8), 1000, 0.5, 8), (AZAgent(small, 10), 10, None, BATCH_SIZE),
-            (AZAgent(small, 10, mix=0.25, batch_size=2), 10, 0.25, 2)):
+            (AZAgent(batch=8), 1000, 0.5, 8), (AZAgent(small, 10), 10, None, BATCH_SIZE),
+            (AZAgent(small, 10, mix=0.25, batch=2), 10, 0.25, 2)):
         agent.act(game, state)
         simulations, evaluator, batch_size = used[-1]
         assert (simulations, batch_size) == (budget, batch)
@@ -358,7 +358,7 @@ def test_bad_playout_mixes_are_refused(mix):
 def test_bad_batch_sizes_are_refused(batch_size):
     if batch_size is not None:              # az's None: the network's batch
         with pytest.raises(ValueError, match="az search setting batch=.* must be an integer >= 1"):
-            AZAgent(None, 10, batch_size=batch_size)
+            AZAgent(None, 10, batch=batch_size)
     with pytest.raises(ValueError, match="batch_size=.* must be a positive integer"):
         MCTSAgent(10, evaluator=CountingEvaluator(), batch_size=batch_size)
 

@@ -92,7 +92,7 @@ def test_the_az_agent_merges_its_settings_once_and_builds_one_search(monkeypatch
     monkeypatch.setattr(az, "Search", Spy)
     game = make_game("tris1")
     network = tris1_network(SearchSettings(simulations=7, mix=0.5, batch=1))
-    agent = az.AZAgent(network, 5, rng=np.random.default_rng(0), batch_size=2)
+    agent = az.AZAgent(network, 5, rng=np.random.default_rng(0), batch=2)
     state = game.initial_state(np.random.default_rng(0))
     for _ in range(3):
         state = game.apply(state, agent.act(game, state))

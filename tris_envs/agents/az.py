@@ -248,7 +248,7 @@ class AZAgent:
         rng: Generator of the search.
         search: The search settings, instead of the network's.
         exploration: The PUCT constant.
-        batch_size: New leaves the search gathers (with virtual losses) and evaluates in
+        batch: New leaves the search gathers (with virtual losses) and evaluates in
             one network call (``batch``); 1 evaluates each leaf alone, the plain sequential
             search. See "Batched leaves" in :mod:`tris_envs.agents.mcts`.
         decisive: See wins in one (the rules core's :func:`~tris_envs.core.game.wins_at_once`,
@@ -285,12 +285,12 @@ class AZAgent:
                  simulations: int | None = None,
                  rng: np.random.Generator | None = None, *,
                  search: SearchSettings | None = None,
-                 exploration: float | None = None, batch_size: int | None = None,
+                 exploration: float | None = None, batch: int | None = None,
                  decisive: bool | None = None, discount: float | None = None,
                  traps: float | None = None, mix: float | None = None,
                  settings: Mapping[str, Any] | None = None, proofs: bool = True) -> None:
         given: dict[str, Any] = {
-            "simulations": simulations, "exploration": exploration, "batch": batch_size,
+            "simulations": simulations, "exploration": exploration, "batch": batch,
             "decisive": decisive, "discount": discount, "traps": traps, "mix": mix}
         self.overrides = {**(settings or {}),
                           **{k: v for k, v in given.items() if v is not None}}

@@ -412,16 +412,16 @@ plays a deep search with the playout mix."""
 
 def shipped_az_seconds_per_move(name: str, moves: int, seed: int = 0,
                                 simulations: int | None = None, mix: float | None = None,
-                                batch_size: int | None = None) -> tuple[float, float]:
+                                batch: int | None = None) -> tuple[float, float]:
     """Mean seconds per move (wall clock and this process's CPU time) of the ``az`` agent
     with the network shipped for game ``name``, ``AZAgent(simulations=..., mix=...,
-    batch_size=...)`` (``None``: the network's header), ``moves`` moves of self-play from
+    batch=...)`` (``None``: the network's header), ``moves`` moves of self-play from
     seed ``seed``'s start (a new game when one ends); every move is timed, forced ones
     included.
     """
     game = make_game(name)
     rng = np.random.default_rng(seed)
-    agent = AZAgent(simulations=simulations, rng=rng, mix=mix, batch_size=batch_size)
+    agent = AZAgent(simulations=simulations, rng=rng, mix=mix, batch=batch)
     agent.network_for(game)          # load before timing
     return self_play_seconds_per_move(game, lambda state: agent.act(game, state), moves, rng)
 
@@ -431,21 +431,21 @@ def shipped_az_report(rounds: int, moves: int = 10) -> list[str]:
     network as shipped (its header's budget, playout mix and batch) and as ``az`` played it
     before those: 100 simulations, the network's values alone, in batches of
     :data:`~tris_envs.agents.az.BATCH_SIZE` (``AZAgent(simulations=100, mix=0,
-    batch_size=BATCH_SIZE)``), best of ``rounds`` (round ``r`` plays from seed ``r``)."""
+    batch=BATCH_SIZE)``), best of ``rounds`` (round ``r`` plays from seed ``r``)."""
     name = SHIPPED_AZ_GAME
     agent = AZAgent()
     network = agent.network_for(make_game(name))
     lines = ["", f"az on {name} with its shipped network, {moves} moves of self-play, best of "
              f"{rounds}", "", "| search | ms per move | CPU ms per move |", "|---|---:|---:|"]
-    batch = network.search.batch
-    for label, simulations, mix, batch_size in (
+    shipped = network.search.batch
+    for label, simulations, mix, batch in (
             (f"as shipped ({agent.budget(network)} simulations, playout mix "
-             f"{network.search.mix:g}, {batch} leaf per network call"
-             f"{'s' if batch > 1 else ''})", None, None, None),
+             f"{network.search.mix:g}, {shipped} leaf per network call"
+             f"{'s' if shipped > 1 else ''})", None, None, None),
             (f"100 simulations, the network's values alone, {BATCH_SIZE} leaves per call",
              100, 0.0, BATCH_SIZE)):
         wall, cpu = min(shipped_az_seconds_per_move(name, moves, seed, simulations, mix,
-                                                    batch_size)
+                                                    batch)
                         for seed in range(rounds))
         lines.append(f"| {label} | {1000 * wall:.1f} | {1000 * cpu:.1f} |")
     return lines
