@@ -256,6 +256,32 @@ def test_a_pool_started_from_an_unguarded_script_or_stdin_fails_at_once(tmp_path
     assert ran.returncode == 0 and "in 4 games" in ran.stdout, ran.stderr
 
 
+@pytest.mark.skipif(usable_cpus() < 2, reason="a pool needs two CPUs; with one, games run here")
+def test_a_match_whose_worker_dies_while_playing_stops_saying_why(tmp_path):
+    # the pool replaced the dead worker and waited forever for the games it held
+    script = tmp_path / "dying.py"
+    script.write_text(
+        "import multiprocessing, os, signal\n"
+        "from tris_envs.evaluation import play_match\n"
+        "from tris_envs.games import make_game\n"
+        "class Dying:\n"
+        "    name = 'dying'\n"
+        "    def __init__(self, rng=None):\n"
+        "        pass\n"
+        "    def act(self, game, state):\n"
+        "        if multiprocessing.parent_process() is not None:\n"
+        "            os.kill(os.getpid(), signal.SIGKILL)\n"
+        "        return game.legal_actions(state)[0]\n"
+        "if __name__ == '__main__':\n"
+        "    play_match(make_game('tris1'), Dying, 'random', 8, seed=0,\n"
+        "               processes=2)\n")
+    ran = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=120, cwd=tmp_path)
+    last = ran.stderr.splitlines()[-1]
+    assert ran.returncode == 1 and last.startswith("ChildProcessError: a worker process of "
+                                                   "the match died while playing"), ran.stderr
+
+
 def test_records_round_trip_with_chance(tmp_path):
     game = DiceRace(target=8)
     rng = np.random.default_rng(3)

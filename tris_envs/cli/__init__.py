@@ -77,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     with sigterm_as_interrupt():      # raised like Ctrl-C: worker pools stop on the way out
         try:
             command.run(args)
+        except ChildProcessError as error:      # a match's worker died: the journal is kept
+            tree.exit(1, f"tris-envs {args.command}: error: {error}{journal_note(args)}\n")
         except (ValueError, OSError, ImportError) as error:
             tree.exit(2, f"tris-envs {args.command}: error: {error}\n")
         except KeyboardInterrupt as interrupt:

@@ -3,7 +3,9 @@
 With ``processes > 1`` the games run in a ``multiprocessing`` pool of the ``spawn`` start
 method; the game and the sources must be picklable, and a script using it needs the usual
 ``if __name__ == "__main__":`` guard and a file (without them the match fails at once,
-saying so, where the pool would replace its dying workers forever). The pool never has more
+saying so, where the pool would replace its dying workers forever). A worker that dies
+while playing (killed, out of memory) stops the match with a ``ChildProcessError`` within a
+few seconds, where the pool would wait forever for its games. The pool never has more
 processes than games or CPUs (:func:`pool_size`). Workers ignore Ctrl-C (the parent stops
 the pool), unwind on the SIGTERM with which the pool stops them early (so none dies holding
 a queue's lock), and end by themselves within a second when their parent dies (SIGTERM,
@@ -79,14 +81,15 @@ def local_results(context: tuple[Any, ...], tasks: Iterator[Task], count: int,
                 chunks = [window[i:i + size] for i in range(0, len(window), size)]
                 results = pool.imap_unordered(_play_keyed_chunk, chunks)
                 for _ in chunks:
-                    yield from _next_result(results, flag)
+                    yield from _next_result(results, flag, processes)
             pool.close()        # every game played: the workers leave on their own, no SIGTERM
             pool.join()
 
 
 _START_FLAG = "TRIS_ENVS_POOL_FLAG"
 """The environment variable naming the file where a starting worker says that the main
-script played at its top level (:func:`_refuse_an_unguarded_start`)."""
+script played at its top level (:func:`_refuse_an_unguarded_start`); each worker that
+starts writes ``worker-<pid>`` beside it (:func:`_init_pool_worker`)."""
 
 
 @contextlib.contextmanager
@@ -129,16 +132,22 @@ def _play_keyed_chunk(tasks: list[Task]) -> list[Played]:
     return [play_keyed(task) for task in tasks]
 
 
-def _next_result(results: Any, flag: Path) -> list[Played]:
+def _next_result(results: Any, flag: Path, processes: int) -> list[Played]:
     """The next chunk of games from a pool's ``imap_unordered``, waiting; ``ValueError``
     with the workers' words once one says the main script is not guarded
-    (:data:`_START_FLAG`)."""
+    (:data:`_START_FLAG`), ``ChildProcessError`` once more than ``processes`` workers have
+    started: the pool replaced a worker that died (killed, out of memory), and the chunk
+    it held would never come back."""
     while True:
         try:
             return cast(list[Played], results.next(timeout=0.5))
         except multiprocessing.TimeoutError:
             if flag.exists():
                 raise ValueError(flag.read_text(encoding="utf-8")) from None
+            if len(list(flag.parent.glob("worker-*"))) > processes:
+                raise ChildProcessError("a worker process of the match died while playing "
+                                        "(killed, or out of memory), so the match stops: "
+                                        "its games would never come back") from None
 
 
 def ray_results(context: tuple[Any, ...], tasks: Iterator[Task], count: int,
@@ -180,7 +189,11 @@ def _chunk_size(tasks: int, workers: int) -> int:
 def _init_pool_worker(*arguments: Any) -> None:
     """A pool worker: ignores Ctrl-C (the parent stops the pool), exits when orphaned, and
     leaves on the pool's SIGTERM by unwinding (:func:`_exit_on_sigterm`), or a second later
-    outright where the unwinding does not happen."""
+    outright where the unwinding does not happen; says it started beside the file
+    :data:`_START_FLAG` names (the parent counts the workers the pool started)."""
+    flag = os.environ.get(_START_FLAG)
+    if flag:
+        Path(flag).with_name(f"worker-{os.getpid()}").touch()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     signals, alarm = os.pipe()
