@@ -48,7 +48,9 @@ def test_shipped_policy_plays_as_it_did_before_its_conversion(game, monkeypatch)
     """``tests/data/shipped_ppo_probabilities.npz``: 32 positions per game (the mover's
     observation and legal mask, from random games) and the probabilities the shipped policies
     gave there when they were Stable-Baselines3 pickles; the weights-only files that replaced
-    them load without trusting anything and give the same, bit for bit."""
+    them load without trusting anything and give the same: bit for bit on the CPU that made
+    the data, within float32 rounding (a relative 1e-5) on others, whose kernels add up in
+    another order (seen: 4e-6 on an AMD EPYC)."""
     monkeypatch.setenv(ppo_module.TRUSTED_FILES, "")
     path = ppo_module.shipped_checkpoint(game)
     saved = torch.load(path, weights_only=True)
@@ -58,7 +60,7 @@ def test_shipped_policy_plays_as_it_did_before_its_conversion(game, monkeypatch)
     observations, masks = before[f"{game}.observations"], before[f"{game}.masks"]
     policy = ppo_module.load_policy(path)
     probabilities = ppo_module.masked_probabilities(policy, observations, masks)
-    np.testing.assert_array_equal(probabilities, before[f"{game}.probabilities"])
+    np.testing.assert_allclose(probabilities, before[f"{game}.probabilities"], rtol=1e-5, atol=0)
 
 
 def test_no_policy_is_shipped_for_other_games():
