@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_agents import DiceRace
+from test_agents import ROLL, WALK, DiceRace
 
 from tris_envs.agents.az import (
     BATCH_SIZE,
@@ -18,7 +18,7 @@ from tris_envs.agents.az import (
     PlayoutMixEvaluator,
 )
 from tris_envs.agents.az_network import NetConfig, Network, initial_weights
-from tris_envs.agents.mcts import MCTSAgent, MCTSNode, Uniforms
+from tris_envs.agents.mcts import MCTSAgent, MCTSNode, Search, Uniforms
 from tris_envs.agents.search_settings import SearchSettings
 from tris_envs.bench.engines import (
     az_report,
@@ -288,6 +288,110 @@ def test_tritoc_searches_pass_chance_nodes_to_player_nodes():
     assert any(node.player == CHANCE for node in nodes(root))
 
 
+# ----- kept subtrees ------------------------------------------------------------------------
+def test_a_kept_subtree_goes_on_from_the_position_reached():
+    """Handed the child of the move played, the search finds the opponent's reply below it
+    and goes on from that node: its visits, total and priors kept, the total turned to its
+    own mover's view, the new simulations added."""
+    game, network = small_network("tris2")
+    state = positions(game, seed=8, count=1)[0]
+    search = Search(1.25, NetworkEvaluator(network), batch_size=8)
+    uniform = Uniforms(np.random.default_rng(0)).draw
+    root = search.run(game, state, uniform, 300)
+    played = max(root.children, key=lambda c: c.visits)
+    reply = max((c for c in played.children if c.priors is not None), key=lambda c: c.visits)
+    assert reply.visits > 1 and reply.owner != reply.player
+    visits, total, priors = reply.visits, reply.total, dict(reply.priors)
+    again = search.run(game, reply.state, uniform, 0, kept=played)
+    assert again is reply and again.owner == again.player and again.action is None
+    assert (again.visits, again.total, again.priors) == (visits, -total, priors)
+    assert search.run(game, reply.state, uniform, 50, kept=again) is again
+    assert search.last_simulations == 50 and search.last_nodes == sum(1 for _ in nodes(again))
+    check_tree(again, visits + 49)
+
+
+def test_the_kept_root_takes_its_movers_view_of_a_proof():
+    """Tris 1, X to move must block O's row at 5; every other move is proven lost for X,
+    who moved into it. Kept as the root of O's search, such a node is proven won for O, and
+    O plays its win."""
+    game = make_game("tris1")
+    state = game.from_notation("X../OO./X..")
+    search = Search(1.0, CountingEvaluator(), batch_size=1)
+    uniform = Uniforms(np.random.default_rng(0)).draw
+    root = search.run(game, state, uniform, 200)
+    blunder = next(c for c in root.children if c.action != 5 and c.proven == -1)
+    total = blunder.total
+    again = search.run(game, blunder.state, uniform, 10, kept=blunder)
+    assert again is blunder and again.proven == 1 and again.total == -total
+    assert search.last_simulations == 0 and MCTSAgent.best_action(again) == 5
+
+
+def test_a_position_outside_the_kept_subtree_gets_a_new_root():
+    game, network = small_network("tris2")
+    first, other = positions(game, seed=9, count=2)
+    search = Search(1.25, NetworkEvaluator(network), batch_size=8)
+    uniform = Uniforms(np.random.default_rng(0)).draw
+    root = search.run(game, first, uniform, 100)
+    again = search.run(game, other, uniform, 40, kept=root.children[0])
+    assert again.state == other
+    check_tree(again, 40)
+
+
+def test_a_kept_subtree_is_found_through_chance_nodes_and_double_moves():
+    """DiceRace: after a roll of 3 the roller moves again (the kept node's own child, no
+    change of view); after a 1, the opponent's walk leads back to the roller."""
+    game = DiceRace()
+    search = Search(1.25, CountingEvaluator(), batch_size=1)
+    uniform = Uniforms(np.random.default_rng(0)).draw
+    root = search.run(game, game.initial_state(), uniform, 300)
+    rolled = next(c for c in root.children if c.action == ROLL)
+    three = rolled.children[rolled.outcomes.index(3)]
+    assert three.player == three.owner == root.player
+    visits = three.visits
+    assert search.run(game, three.state, uniform, 5, kept=rolled) is three
+    assert three.visits == visits + 5
+    root = search.run(game, game.initial_state(), uniform, 300)
+    rolled = next(c for c in root.children if c.action == ROLL)
+    one = rolled.children[rolled.outcomes.index(1)]
+    back = next(c for c in one.children if c.action == WALK)
+    assert back.player == root.player and back.priors is not None
+    assert search.run(game, back.state, uniform, 5, kept=rolled) is back
+
+
+@pytest.mark.parametrize(("name", "share"), [("doppia_scelta", 0.25), ("tant_fant", 0.75)])
+def test_az_with_reuse_plays_games_on_kept_trees(name, share, monkeypatch):
+    """Through moves played without search (Doppia scelta) and returns to earlier
+    positions (Tant Fant): legal moves, a share of the searches going on from kept nodes,
+    the same moves again from the same seed."""
+    from tris_envs.agents import az
+
+    game, network = small_network(name)
+    class Spy(az.Search):
+        def run(self, game, state, uniform, simulations, time_budget=None, kept=None):
+            root = super().run(game, state, uniform, simulations, time_budget, kept=kept)
+            went_on.append(root.visits > simulations + 1)
+            return root
+
+    monkeypatch.setattr(az, "Search", Spy)
+
+    def play(seed):
+        rng = np.random.default_rng(seed)
+        agents = [AZAgent(network, 60, rng=np.random.default_rng(seed + i), reuse=True)
+                  for i in range(2)]
+        state = resolve_chance(game, game.initial_state(rng), rng)
+        moves = []
+        while game.current_player(state) >= 0 and len(moves) < 24:
+            action = agents[game.current_player(state)].act(game, state)
+            assert action in game.legal_actions(state)
+            moves.append(action)
+            state = resolve_chance(game, game.apply(state, action), rng)
+        return moves
+
+    went_on = []
+    assert play(2) == play(2)
+    assert sum(went_on) >= share * len(went_on)
+
+
 # ----- playout mix --------------------------------------------------------------------------
 @pytest.mark.parametrize("mix", [0.0, 0.5, 1.0])
 def test_the_playout_mix_weighs_the_network_against_one_playout_per_leaf(mix):
@@ -316,7 +420,7 @@ def test_the_shipped_tritoc_network_plays_with_the_playout_mix(monkeypatch):
     used = []
 
     class Spy(az.Search):
-        def run(self, game, state, uniform, simulations, time_budget=None):
+        def run(self, game, state, uniform, simulations, time_budget=None, kept=None):
             used.append((simulations, self.evaluator, self.batch_size))
             return super().run(game, state, uniform, 4, time_budget)
 

@@ -264,6 +264,9 @@ class AZAgent:
             it and the rule of 4 without it (the rule cost it there, see docs/results.md).
         mix: The share of each new leaf's value taken from one random playout
             (:class:`PlayoutMixEvaluator`; 0: the network's value alone).
+        reuse: Keep the tree from move to move: a search goes on from the node of the
+            previous search's tree that holds the position, its visits kept, and adds its
+            simulations to them (see "Kept subtrees" in :mod:`tris_envs.agents.mcts`).
         settings: Settings by their :class:`SearchSettings` names (what an ``az`` spec's
             ``<setting>=<value>`` parts give), each in place of the network's as the
             arguments above are; an argument above that is not ``None`` comes over it.
@@ -288,10 +291,12 @@ class AZAgent:
                  exploration: float | None = None, batch: int | None = None,
                  decisive: bool | None = None, discount: float | None = None,
                  traps: float | None = None, mix: float | None = None,
-                 settings: Mapping[str, Any] | None = None, proofs: bool = True) -> None:
+                 reuse: bool | None = None, settings: Mapping[str, Any] | None = None,
+                 proofs: bool = True) -> None:
         given: dict[str, Any] = {
             "simulations": simulations, "exploration": exploration, "batch": batch,
-            "decisive": decisive, "discount": discount, "traps": traps, "mix": mix}
+            "decisive": decisive, "discount": discount, "traps": traps, "mix": mix,
+            "reuse": reuse}
         self.overrides = {**(settings or {}),
                           **{k: v for k, v in given.items() if v is not None}}
         try:
@@ -308,6 +313,7 @@ class AZAgent:
         self.proofs = proofs
         self.time_budget: float | None = None
         self._merged: tuple[Network, dict[str, Any], SearchSettings, Search] | None = None
+        self._kept: tuple[Search, MCTSNode] | None = None
         source = ("" if network is None else
                   f":{network}" if not isinstance(network, Network) else ":<network>")
         budget = ("" if simulations is None or simulations == DEFAULT_SIMULATIONS
@@ -379,10 +385,16 @@ class AZAgent:
             return int(np.argmax(probabilities[0]))
         if isinstance(search.evaluator, PlayoutMixEvaluator):
             search.evaluator.restart()
+        kept = self._kept if settings.reuse and self._kept and self._kept[0] is search else None
         root = search.run(game, state, Uniforms(self.rng).draw, settings.simulations,
-                          self.time_budget)
+                          self.time_budget, kept=kept[1] if kept else None)
         if root.proven == -1 and self.proofs:
-            return hardest_loss(game, state, root, search.memo)
-        if not settings.traps:
-            return MCTSAgent.best_action(root)
-        return trap_move(game, state, root, settings.traps)
+            action = hardest_loss(game, state, root, search.memo)
+        elif not settings.traps:
+            action = MCTSAgent.best_action(root)
+        else:
+            action = trap_move(game, state, root, settings.traps)
+        if settings.reuse:
+            child = next((c for c in root.children if c.action == action), None)
+            self._kept = None if child is None else (search, child)
+        return action

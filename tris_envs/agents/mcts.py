@@ -42,10 +42,11 @@ passes through a new chance node to an evaluated player node), so ordinary budge
 reach the bound; it stops long time budgets (``mcts:300s``) from filling the memory.
 Code that drives :meth:`MCTSAgent.select_leaf` itself keeps its own limit.
 
-Each move searches a fresh tree (no transpositions, no reuse between moves). Random
-numbers come from the injected generator in batches of uniforms, which keeps the rollout
-loop free of per-call generator overhead; games with a fast rollout path draw the same
-uniforms as the generic one, so a seeded search builds the same tree on either path.
+Each move searches a fresh tree (no transpositions), unless the search is handed the tree
+of its previous move (below). Random numbers come from the injected generator in batches
+of uniforms, which keeps the rollout loop free of per-call generator overhead; games with
+a fast rollout path draw the same uniforms as the generic one, so a seeded search builds
+the same tree on either path.
 
 **Decisive moves** (``decisive=True``, spec ``mcts:<simulations>:decisive``): a new node
 whose player to move can win at once is proven at creation, lost for the player who moved
@@ -86,6 +87,16 @@ that end on a terminal or proven node are backed up at once. Then the gathered l
 evaluated in one call, every virtual loss is taken back and the evaluations are backed up
 in the order the leaves were reached. ``batch_size=1`` is the one-leaf-at-a-time search
 above, without virtual losses: the same tree for the same seed.
+
+**Kept subtrees** (``Search.run(..., kept=node)``, the ``az`` agents' ``reuse`` setting):
+handed the child of the move it played last, the search looks for the new position among
+that node's descendants, at most :data:`KEPT_PLIES` plies down (the opponent's moves, the
+chance outcomes and the single moves played without search in between), and goes on from
+it: the node becomes the root, with its visits, values, priors and proofs, and the new
+simulations are added to them. Its owner becomes its own mover (its total and proof
+turned to that view), the rest of the old tree is dropped, and the bound on the nodes
+counts the kept ones. A position the old tree never reached, or reached but never
+evaluated, gets a new root. Root noise is mixed into new roots only.
 """
 
 from __future__ import annotations
@@ -105,6 +116,8 @@ from tris_envs.core.game import CHANCE, TERMINAL, Game, can_win_at_once
 _UNIFORM_BATCH = 4096
 MAX_NODES = 1_000_000
 """Default bound on the nodes of one search tree (see "Memory bound" above)."""
+KEPT_PLIES = 24
+"""How far below the kept node a search looks for its new root (see "Kept subtrees")."""
 # backed-up returns of a proven value v for owner o: _PROVEN_RETURNS[o][v]
 _PROVEN_RETURNS = (
     {1: (1.0, -1.0), 0: (0.0, 0.0), -1: (-1.0, 1.0)},
@@ -287,11 +300,14 @@ class Search:
         self._uniform: Callable[[], float]
 
     def run(self, game: Game, state: Any, uniform: Callable[[], float],
-            simulations: int | None, time_budget: float | None = None) -> MCTSNode:
+            simulations: int | None, time_budget: float | None = None,
+            kept: MCTSNode | None = None) -> MCTSNode:
         """Search from ``state`` until ``simulations`` simulations, ``time_budget`` seconds
         (the first reached; at least one simulation), a full tree or a proven root; the
         root of the tree. ``uniform``: the draws of the expansions, rollouts and chance
-        outcomes.
+        outcomes. ``kept``: a node of this search's previous tree (the child of the move
+        played); when ``state`` is in its subtree a few plies down, the search goes on from
+        that node (see "Kept subtrees" above) instead of a new root.
 
         Raises:
             ValueError: ``state`` is terminal or a chance node.
@@ -301,7 +317,9 @@ class Search:
             what = "is over" if player == TERMINAL else "is at a chance node"
             raise ValueError(f"MCTS: no player to move, the game {what}: "
                              f"{game.to_notation(state)!r}")
-        root = self.new_root(game, state, uniform)
+        root = None if kept is None else self._reroot(game, kept, state, uniform)
+        if root is None:
+            root = self.new_root(game, state, uniform)
         limit = simulations
         deadline = None if time_budget is None else time.perf_counter() + time_budget
         count = 0
@@ -343,6 +361,38 @@ class Search:
                 root.priors = {a: (1 - fraction) * p + fraction * n
                                for (a, p), n in zip(root.priors.items(), noise)}
         return root
+
+    def _reroot(self, game: Game, kept: MCTSNode, state: Any,
+                uniform: Callable[[], float]) -> MCTSNode | None:
+        """The node of ``kept``'s subtree, at most :data:`KEPT_PLIES` plies below it,
+        whose state is ``state``, made the root of this search; ``None`` if there is none
+        (or it was never evaluated, or the tree is of another game)."""
+        if self._game is not game:
+            return None
+        level = [kept]
+        for _ in range(KEPT_PLIES):
+            found = next((n for n in level if n is not None and n.state == state), None)
+            if found is not None:
+                break
+            level = [c for n in level if n is not None for c in n.children]
+        else:
+            return None
+        if found.priors is None or not found.children:
+            return None
+        if found.owner != found.player:   # the root takes its own mover's view
+            found.owner = found.player
+            found.total = -found.total
+            if found.proven is not None:
+                found.proven = -found.proven
+        found.action = None
+        self._uniform = uniform
+        count, stack = 0, [found]
+        while stack:
+            node = stack.pop()
+            count += 1
+            stack.extend(c for c in node.children if c is not None)
+        self._nodes = count
+        return found
 
     @staticmethod
     def expand(node: MCTSNode, evaluation: Evaluation) -> tuple[float, float]:

@@ -44,6 +44,9 @@ class SearchSettings:
         discount: Worth of a return one move later in the search's backups (a network
             trained with the learner's ``discount`` plays with the same).
         exploration: The PUCT constant.
+        reuse: Keep the searched tree from move to move: a search starts from the node of
+            the previous tree that holds the position (under the move played, then the
+            opponent's), its visits kept, and adds its ``simulations`` to them.
 
     Raises:
         ValueError: a value out of its range (the setting named, one line).
@@ -56,6 +59,7 @@ class SearchSettings:
     traps: float = setting(0.0, number(0, 1))
     discount: float = setting(1.0, _discount)
     exploration: float = setting(1.25, number(0))
+    reuse: bool = setting(False, flag)
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
