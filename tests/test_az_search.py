@@ -366,6 +366,8 @@ def test_az_with_reuse_plays_games_on_kept_trees(name, share, monkeypatch):
     from tris_envs.agents import az
 
     game, network = small_network(name)
+    went_on = []
+
     class Spy(az.Search):
         def run(self, game, state, uniform, simulations, time_budget=None, kept=None):
             root = super().run(game, state, uniform, simulations, time_budget, kept=kept)
@@ -387,7 +389,6 @@ def test_az_with_reuse_plays_games_on_kept_trees(name, share, monkeypatch):
             state = resolve_chance(game, game.apply(state, action), rng)
         return moves
 
-    went_on = []
     assert play(2) == play(2)
     assert sum(went_on) >= share * len(went_on)
 
