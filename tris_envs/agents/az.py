@@ -313,7 +313,7 @@ class AZAgent:
         self.proofs = proofs
         self.time_budget: float | None = None
         self._merged: tuple[Network, dict[str, Any], SearchSettings, Search] | None = None
-        self._kept: tuple[Search, MCTSNode] | None = None
+        self._kept: MCTSNode | None = None
         source = ("" if network is None else
                   f":{network}" if not isinstance(network, Network) else ":<network>")
         budget = ("" if simulations is None or simulations == DEFAULT_SIMULATIONS
@@ -367,6 +367,7 @@ class AZAgent:
         search = Search(settings.exploration, evaluator, provers,
                         batch_size=settings.batch, discount=settings.discount, rng=self.rng)
         self._merged = merged = (network, options, settings, search)
+        self._kept = None     # a tree of another search
         return merged
 
     def act(self, game: Game, state: Any) -> int:
@@ -385,9 +386,8 @@ class AZAgent:
             return int(np.argmax(probabilities[0]))
         if isinstance(search.evaluator, PlayoutMixEvaluator):
             search.evaluator.restart()
-        kept = self._kept if settings.reuse and self._kept and self._kept[0] is search else None
         root = search.run(game, state, Uniforms(self.rng).draw, settings.simulations,
-                          self.time_budget, kept=kept[1] if kept else None)
+                          self.time_budget, kept=self._kept)
         if root.proven == -1 and self.proofs:
             action = hardest_loss(game, state, root, search.memo)
         elif not settings.traps:
@@ -395,6 +395,5 @@ class AZAgent:
         else:
             action = trap_move(game, state, root, settings.traps)
         if settings.reuse:
-            child = next((c for c in root.children if c.action == action), None)
-            self._kept = None if child is None else (search, child)
+            self._kept = next((c for c in root.children if c.action == action), None)
         return action

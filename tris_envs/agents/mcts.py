@@ -371,10 +371,10 @@ class Search:
             return None
         level = [kept]
         for _ in range(KEPT_PLIES):
-            found = next((n for n in level if n is not None and n.state == state), None)
+            found = next((n for n in level if n.state == state), None)
             if found is not None:
                 break
-            level = [c for n in level if n is not None for c in n.children]
+            level = [c for n in level for c in n.children if c is not None]
         else:
             return None
         if found.priors is None or not found.children:
