@@ -1,8 +1,9 @@
 """Tritoc in JAX (``tris_envs.jax.tritoc``) beyond the generic lockstep tests of test_jax.py:
 the law of the random layouts, the dice law (rerolls folded in) by sampling from fixed
 positions, scripted positions through the bridges (a conquest, a win with both rewards,
-removals next to conquered fields, must-pass and the draw by four passes), and the errors
-(a chance node, a step without a key, bad options)."""
+removals next to conquered fields, must-pass and the draw by four passes), every roll of a
+position with its chance (``roll_outcomes``) against the core's, and the errors (a chance
+node, a step without a key, bad options)."""
 
 from __future__ import annotations
 
@@ -14,12 +15,12 @@ import pytest
 jax = pytest.importorskip("jax")
 pytest.importorskip("pgx")
 
-from tris_envs.core.game import TERMINAL  # noqa: E402
-from tris_envs.games.tritoc import FIELD_CELLS, MUST_PASS, PASS, check_layout  # noqa: E402
+from tris_envs.core.game import CHANCE, TERMINAL  # noqa: E402
+from tris_envs.games.tritoc import FIELD_CELLS, MUST_PASS, PASS, SUMS, check_layout  # noqa: E402
 from tris_envs.games.tritoc import Tritoc as CoreTritoc  # noqa: E402
 from tris_envs.jax import from_position, make, to_position  # noqa: E402
 
-from checks import check_bridge  # noqa: E402
+from checks import check_bridge, random_playouts  # noqa: E402
 
 DRAWS = 4000
 
@@ -213,6 +214,51 @@ def test_a_position_keeps_its_own_layout():
 def test_position_bridges_round_trip(text):
     env, _, _, game = env_of()
     check_bridge(env, game, text)
+
+
+def chance_nodes(game: CoreTritoc, games: int, seed: int) -> list:
+    """The positions of ``games`` random games where the dice are about to be rolled."""
+    seen: list = []
+    random_playouts(game, games, seed, check=lambda _, state: seen.append(state)
+                    if game.current_player(state) == CHANCE else None)
+    return seen
+
+
+@pytest.mark.parametrize("options", [{}, {"dice": "equal", "max_rerolls": 0}], ids=str)
+def test_roll_outcomes_are_the_cores_rolled_positions_and_its_law(options):
+    env, _, _, game = env_of(**options)
+    outcomes_of = jax.jit(env.roll_outcomes)
+    nodes = chance_nodes(game, 3, seed=7)[::5]
+    nodes.append(game.apply(game.from_notation(BEFORE_PARTIAL), cell(8, 4)))
+    nodes.append(game.from_notation(position(ALL_CONQUERED, "b", "?")))
+    rolls = (MUST_PASS, *SUMS)
+    passes = 0
+    for node in nodes:
+        law = dict(game.chance_outcomes(node))
+        drawn = max(law, key=law.get)
+        outcomes, chances, index = outcomes_of(env.from_core(game.apply(node, drawn)))
+        assert rolls[int(index)] == drawn
+        assert np.allclose(np.asarray(chances), [law.get(r, 0.0) for r in rolls], atol=1e-6)
+        for k, roll in enumerate(rolls):
+            if roll not in law:
+                continue
+            one = jax.tree_util.tree_map(lambda x, k=k: x[k], outcomes)
+            rolled = game.apply(node, roll)
+            assert to_position(env, one) == game.to_notation(rolled)
+            assert (np.asarray(one.legal_action_mask) == game.legal_mask(rolled)).all()
+            assert (np.asarray(one.observation)
+                    == game.observation(rolled, game.current_player(rolled))).all()
+        passes += MUST_PASS in law
+    assert len(nodes) > 20 and passes >= 2
+
+
+def test_a_finished_games_roll_outcomes_are_itself():
+    env, _, _, game = env_of()
+    state = from_position(env, position(fields("WWW"), "b", "-", 0))
+    outcomes, chances, _ = jax.jit(env.roll_outcomes)(state)
+    assert np.asarray(chances).tolist() == [1.0] + [0.0] * len(SUMS)
+    assert all(to_position(env, jax.tree_util.tree_map(lambda x, k=k: x[k], outcomes))
+               == to_position(env, state) for k in range(len(SUMS) + 1))
 
 
 def test_errors():

@@ -37,7 +37,7 @@ from tris_envs.agents.search_settings import SearchSettings
 from tris_envs.core.errors import brief
 from tris_envs.core.game import Game
 from tris_envs.durable import replaced
-from tris_envs.games import GAMES, game_spec, require, tactics_of
+from tris_envs.games import game_spec, require, tactics_of
 from tris_envs.settings import Check, flag, integer, number, table
 
 FORMAT = 4
@@ -278,12 +278,7 @@ def shown_planes(game: Game) -> np.ndarray:
     Raises:
         ValueError: a game whose observation shows no roll.
     """
-    name = game.info.name
-    hidden = game_spec(name).roll_planes
-    if not hidden:
-        raise ValueError(f"hide_roll = true: {name!r} shows no dice roll in its "
-                         "observation (games with one: "
-                         f"{', '.join(g for g, s in GAMES.items() if s.roll_planes)})")
+    hidden = game_spec(game.info.name).require_roll("hide_roll = true")
     shown = np.ones(game.info.observation_shape[2], dtype=np.int8)
     shown[list(hidden)] = 0
     return shown

@@ -140,6 +140,11 @@ class Search(NamedTuple):
             position's worth before the roll, from the outcomes of every roll drawn there,
             and a leaf of the search reached by a move is valued by that expectation rather
             than by the one roll its node drew.
+        expect_roll: A leaf of the search is valued by the exact expectation over its
+            player's rolls (the game's ``roll_outcomes``, the law of the rules core's
+            ``chance_outcomes``) of the network's values of every rolled position, rather
+            than by the one roll its node drew (:func:`make_recurrent`); each leaf costs a
+            network call per outcome (Tritoc's 12). The walk below the node keeps its roll.
     """
 
     envs: int
@@ -161,6 +166,7 @@ class Search(NamedTuple):
     greedy: float = 0.0
     wary: bool = False
     hide_roll: bool = False
+    expect_roll: bool = False
 
 
 def explored(action: Array, mask: Array, share: float, key: PRNGKey) -> Array:
@@ -252,7 +258,8 @@ def gumbel_search(params: Params, key: PRNGKey, root: mctx.RootFnOutput,
 
 def make_recurrent(env: TrisEnv, network: Callable[[Params, Array], tuple[Array, Array]],
                    decisive: bool = False, discount: float = 1.0,
-                   inputs: Callable[[GameState], Array] | None = None) -> Recurrent:
+                   inputs: Callable[[GameState], Array] | None = None,
+                   expect_roll: bool = False) -> Recurrent:
     """mctx's ``recurrent_fn`` over the JAX game's own ``step`` (the real rules as the
     model), with ``network(params, inputs(states)) -> (logits [B, A], values [B])``'s
     priors (masked
@@ -262,16 +269,32 @@ def make_recurrent(env: TrisEnv, network: Callable[[Params, Array], tuple[Array,
 
     With ``decisive``, a move after which the opponent can win at once (the game's
     ``winning_moves``) is scored as lost: reward -1 for its mover and discount 0, as if the
-    game ended there (it is lost: the win is there to take)."""
+    game ended there (it is lost: the win is there to take).
+
+    With ``expect_roll``, a leaf's value is the expectation of the network's values over
+    every roll its player may get (the game's ``roll_outcomes``: one network call per
+    outcome, Tritoc's 12), its priors those of the roll its node drew, which the walk
+    below it keeps."""
     step = jax.vmap(env.step)
     winning = jax.vmap(env.winning_moves) if decisive else None
     inputs = inputs or input_of(env)
+    outcomes_of = jax.vmap(env.roll_outcomes) if expect_roll else None
+
+    def evaluate(params: Params, state: GameState) -> tuple[Array, Array]:
+        if outcomes_of is None:
+            return network(params, inputs(state))
+        outcomes, chances, drawn = outcomes_of(state)                   # [B, K, ...]
+        batch, k = chances.shape
+        logits, values = network(params, inputs(jax.tree_util.tree_map(
+            lambda x: x.reshape((batch * k,) + x.shape[2:]), outcomes)))
+        logits = logits.reshape(batch, k, -1)[jnp.arange(batch), drawn]
+        return logits, (chances * values.reshape(batch, k)).sum(-1)
 
     def recurrent(params: Params, key: PRNGKey, action: Array,
                   state: GameState) -> tuple[mctx.RecurrentFnOutput, GameState]:
         player = state.current_player
         state = step(state, action, jax.random.split(key, action.shape[0]))
-        logits, value = network(params, inputs(state))
+        logits, value = evaluate(params, state)
         over = state.terminated | state.truncated
         reward = state.rewards[jnp.arange(action.shape[0]), player]
         if winning is not None:
@@ -318,7 +341,7 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
     index = jnp.asarray(index)
     inputs = input_of(env, search.tactics, search.trap_planes, search.hide_roll)
     recurrent = make_recurrent(env, lambda params, x: forward(params, x, index, blocks),
-                               search.decisive, search.discount, inputs)
+                               search.decisive, search.discount, inputs, search.expect_roll)
     winning = jax.vmap(env.winning_moves) if search.decisive else None
     blunders = jax.vmap(env.blunders) if search.safe else None
     slots = jnp.arange(search.envs)

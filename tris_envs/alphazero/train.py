@@ -71,7 +71,7 @@ from tris_envs.durable import (
 )
 from tris_envs.evaluation import play_match
 from tris_envs.evaluation.metrics import MoveQuality, move_quality
-from tris_envs.games import GAMES, make_game, require
+from tris_envs.games import GAMES, game_spec, make_game, require
 from tris_envs.machine import record
 from tris_envs.progress import Progress
 from tris_envs.settings import (
@@ -117,6 +117,7 @@ class Config:
     tactics: bool = setting(False, flag)                # one-move tactics as input planes
     trap_planes: bool = setting(False, flag)            # and two-move traps (with tactics)
     hide_roll: bool = setting(False, flag)              # the network sees no dice roll
+    expect_roll: bool = setting(False, flag)            # leaves valued over every roll
     explore: float = setting(0.0, number(0, 1))         # self-play moves played at random
     greedy: float = setting(0.0, number(0, 1))          # games with greedy in one seat
     wary: bool = setting(False, flag)                   # no trap handed over in the target
@@ -227,6 +228,11 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
                          "the tactics planes)")
     if config.hide_roll:
         shown_planes(game)
+    if config.expect_roll:
+        game_spec(config.game).require_roll("expect_roll = true")
+        if config.hide_roll:
+            raise ValueError("expect_roll = true with hide_roll = true: a network that sees "
+                             "no roll gives every roll one value; set one of them")
     if config.wary and not config.safe:
         raise ValueError("wary = true needs safe = true (the traps handed over are dropped "
                          "with the blunders)")

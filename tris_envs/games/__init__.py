@@ -136,6 +136,17 @@ class GameSpec:
                                           "ROLL_PLANES", ())
         return planes
 
+    def require_roll(self, setting: str) -> tuple[int, ...]:
+        """The :attr:`roll_planes`, else a one-line ``ValueError`` saying that ``setting``
+        (``"hide_roll = true"``) needs a game whose observation shows the dice roll (its JAX
+        game then has ``roll_outcomes``) and which games have one."""
+        planes = self.roll_planes
+        if not planes:
+            having = [name for name, spec in GAMES.items() if spec.roll_planes]
+            raise ValueError(f"{setting}: {self.name!r} shows no dice roll in its observation "
+                             f"(games with one: {', '.join(having)})")
+        return planes
+
     def require(self, capability: str, setting: str) -> None:
         """Nothing if the game declares ``capability``, else a one-line ``ValueError``
         saying that ``setting`` (``"play_traps = 0.5"``) needs it and which games have it."""

@@ -86,9 +86,15 @@ def _number_masks(layout: Layout) -> np.ndarray:
 
 
 def _expand(words: Array) -> Array:
-    """``[..., 3]`` words as ``[..., 81]`` booleans, row-major holes."""
+    """``[..., n]`` words as ``[..., 27 n]`` booleans: three words as the 81 row-major holes,
+    four as the 82 actions (the pass, bit 0 of the fourth) and 26 unused bits."""
     bits = (words[..., None] >> _BITS) & 1
-    return bits.reshape(words.shape[:-1] + (81,)).astype(jnp.bool_)
+    return bits.reshape(words.shape[:-1] + (_WORD * words.shape[-1],)).astype(jnp.bool_)
+
+
+def _masks(words: Array) -> Array:
+    """``[..., 4]`` action words as ``[..., 82]`` legal action masks."""
+    return _expand(words)[..., :82]
 
 
 def _field_holes(fields: Array) -> Array:
@@ -145,28 +151,40 @@ class Tritoc(TrisEnv):
             self._layout = (jnp.asarray(numbers), jnp.asarray(_number_masks(layout)),
                             jnp.asarray(numbers[:, None] == np.asarray(_NUMBER_PLANES)))
 
-    def _turn(self, own: Array, other: Array, fields: Array, layout: Array,
-              key: PRNGKey) -> tuple[Array, Array]:
-        """The roll of the player to move and the legal action mask it gives, from the
-        stones of that player (``own``) and the opponent and the conquered ``fields``."""
+    def _rolls(self, own: Array, other: Array, fields: Array,
+               layout: Array) -> tuple[Array, Array]:
+        """Per roll the player to move may get (:data:`_OUTCOMES`), the actions it allows as
+        four words ``[12, 4]``, and which sums (2-12) are playable ``[11]``, from the stones
+        of that player (``own``) and the opponent and the conquered ``fields``."""
         empty = ~(own | other)
         unconquered = ~_field_holes(fields)
         allowed = jnp.concatenate([(own & unconquered)[None], layout & empty,
                                    (other & unconquered)[None]])      # per sum 2-12
-        roll = self._roll((allowed != 0).any(-1), key)
-        actions = jnp.pad(allowed, ((1, 0), (0, 1))) | _PASS_WORDS
-        chosen = jnp.where((_OUTCOMES == roll)[:, None], actions, jnp.uint32(0)).sum(
-            0, dtype=jnp.uint32)
-        return roll, ((chosen[:, None] >> _BITS) & 1).reshape(4 * _WORD)[:82].astype(jnp.bool_)
+        return (jnp.pad(allowed, ((1, 0), (0, 1))) | _PASS_WORDS,
+                (allowed != 0).any(-1))
+
+    def _turn(self, own: Array, other: Array, fields: Array, layout: Array,
+              key: PRNGKey) -> tuple[Array, Array]:
+        """The roll of the player to move and the legal action mask it gives (the arguments
+        of :meth:`_rolls`)."""
+        actions, playable = self._rolls(own, other, fields, layout)
+        roll = self._roll(playable, key)
+        chosen = jnp.where((_OUTCOMES == roll)[:, None], actions, jnp.uint32(0))
+        return roll, _masks(chosen.sum(0, dtype=jnp.uint32))
+
+    def _law(self, playable: Array) -> tuple[Array, Array, Array]:
+        """For the ``playable`` sums (2-12): their weights (0 where not playable), the weights'
+        total, and the chance ``q ** tries`` of a pass (``q`` the chance that one roll is not
+        playable)."""
+        weights = jnp.where(playable, self._weights, 0.0)
+        total = weights.sum()
+        return weights, total, ((self._denominator - total) / self._denominator) ** self._tries
 
     def _roll(self, playable: Array, key: PRNGKey) -> Array:
         """A roll drawn from the law of ``chance_outcomes`` for the ``playable`` sums
-        (2-12), from one uniform number: below ``q ** tries`` (``q`` the chance that one
-        roll is not playable) must pass, above it a playable sum with probability
-        proportional to its weight."""
-        weights = jnp.where(playable, self._weights, 0.0)
-        total = weights.sum()
-        passing = ((self._denominator - total) / self._denominator) ** self._tries
+        (2-12), from one uniform number: below the chance of a pass must pass, above it a
+        playable sum with probability proportional to its weight."""
+        weights, total, passing = self._law(playable)
         draw = jax.random.uniform(key)
         above = (draw - passing) / jnp.maximum(1 - passing, 1e-30)    # passing is 1 at most
         nth = jnp.minimum(jnp.floor(above * total), total - 1)
@@ -174,6 +192,35 @@ class Tritoc(TrisEnv):
         # the sums follow MUST_PASS (1): it counts no sum, the n-th unit of weight the sum it
         # falls on and those below
         return (MUST_PASS + ((weights @ _BELOW) <= nth).sum()).astype(jnp.int8)
+
+    def roll_outcomes(self, state: State) -> tuple[State, Array, Array]:
+        """Every roll the player to move may have got in place of the one ``state`` drew:
+        ``(outcomes, chances, drawn)``, the 12 states (a leading axis, the rolls of
+        :data:`_OUTCOMES`: :data:`MUST_PASS`, then the sums 2-12), each with its roll, its
+        legal actions and its observation; the law of the rules core's
+        ``chance_outcomes`` ``[12]`` (0 for a roll it does not list); and the index of
+        ``state``'s own roll ``[]``. A finished game's outcomes are the state itself, with
+        chance 1 on the first."""
+        first = state.current_player == 0
+        own = jnp.where(first, state._stones[0], state._stones[1])
+        other = jnp.where(first, state._stones[1], state._stones[0])
+        actions, playable = self._rolls(own, other, state._fields[0] | state._fields[1],
+                                        state._layout)
+        weights, total, passing = self._law(playable)
+        chances = jnp.concatenate([passing[None],
+                                   (1 - passing) * weights / jnp.maximum(total, 1e-30)])
+        shown = (_OUTCOMES[:, None] == _ROLL_PLANES).astype(jnp.int8)         # [12, 24]
+        observation = jnp.where(_ROLL_PLANES >= 0, shown[:, None, None],
+                                state.observation[None])
+        outcomes = jax.tree_util.tree_map(
+            lambda x: jnp.broadcast_to(x, (len(_OUTCOMES),) + x.shape), state)
+        rolled = outcomes.replace(_roll=_OUTCOMES, legal_action_mask=_masks(actions),
+                                  observation=observation)
+        over = state.terminated | state.truncated
+        outcomes = jax.tree_util.tree_map(lambda new, old: jnp.where(over, old, new),
+                                          rolled, outcomes)
+        chances = jnp.where(over, jnp.arange(len(_OUTCOMES)) == 0, chances)
+        return outcomes, chances, jnp.argmax(_OUTCOMES == state._roll)
 
     def _init(self, key: PRNGKey) -> State:
         if self._layout is None:
