@@ -131,6 +131,15 @@ def random_playouts(game: Game, n_games: int, seed: int,
     return finals
 
 
+def chance_nodes(game: Game, n_games: int, seed: int) -> list[Any]:
+    """The positions of ``n_games`` random games (:func:`random_playouts`) where chance is
+    about to act (Tritoc's dice before each turn)."""
+    seen: list[Any] = []
+    random_playouts(game, n_games, seed, check=lambda _, state: seen.append(state)
+                    if game.current_player(state) == CHANCE else None)
+    return seen
+
+
 def fuzz_env(module: Any, options: dict[str, Any], n_games: int, seed: int) -> None:
     """Random games through ``env()`` with the AEC invariants checked at every step."""
     env = module.env(**options)

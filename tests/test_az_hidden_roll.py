@@ -13,20 +13,11 @@ import pytest
 
 from tris_envs.agents.az_network import NetConfig, Network, load, save
 from tris_envs.alphazero.train import Run, load_config
-from tris_envs.core.game import CHANCE
 from tris_envs.games import GAMES, make_game
 
-from checks import random_playouts
+from checks import chance_nodes
 
 ROLL_PLANES = list(GAMES["tritoc"].roll_planes)
-
-
-def chance_nodes(game, games: int, seed: int) -> list:
-    """The positions of ``games`` random games where the dice are about to be rolled."""
-    seen: list = []
-    random_playouts(game, games, seed, check=lambda _, state: seen.append(state)
-                    if game.current_player(state) == CHANCE else None)
-    return seen
 
 
 @pytest.mark.parametrize("options", [{}, {"layout": "random", "dice": "equal"}])

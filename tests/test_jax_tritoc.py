@@ -15,12 +15,12 @@ import pytest
 jax = pytest.importorskip("jax")
 pytest.importorskip("pgx")
 
-from tris_envs.core.game import CHANCE, TERMINAL  # noqa: E402
+from tris_envs.core.game import TERMINAL  # noqa: E402
 from tris_envs.games.tritoc import FIELD_CELLS, MUST_PASS, PASS, SUMS, check_layout  # noqa: E402
 from tris_envs.games.tritoc import Tritoc as CoreTritoc  # noqa: E402
 from tris_envs.jax import from_position, make, to_position  # noqa: E402
 
-from checks import check_bridge, random_playouts  # noqa: E402
+from checks import chance_nodes, check_bridge  # noqa: E402
 
 DRAWS = 4000
 
@@ -214,14 +214,6 @@ def test_a_position_keeps_its_own_layout():
 def test_position_bridges_round_trip(text):
     env, _, _, game = env_of()
     check_bridge(env, game, text)
-
-
-def chance_nodes(game: CoreTritoc, games: int, seed: int) -> list:
-    """The positions of ``games`` random games where the dice are about to be rolled."""
-    seen: list = []
-    random_playouts(game, games, seed, check=lambda _, state: seen.append(state)
-                    if game.current_player(state) == CHANCE else None)
-    return seen
 
 
 @pytest.mark.parametrize("options", [{}, {"dice": "equal", "max_rerolls": 0}], ids=str)
