@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -330,6 +334,74 @@ def test_recipe_all_or_a_list_runs_them_each_in_a_folder(text, names, tmp_path, 
     assert seen == [(tmp_path, {"resume": False, "quiet": False, "processes": 2,
                                 "names": names})]
     assert f"the times: {tmp_path / 'all.json'}" in capsys.readouterr().out
+
+
+def test_a_list_starts_the_recipe_that_heads_the_most_work_first(tmp_path, monkeypatch):
+    """Of the recipes ready, the one that heads the most planned searches (its own and
+    those of the recipes after it) runs first: Tritoc's five stages, then Tris 2's with the
+    rule of 4's after it, which waits for it; the list's own order does not count."""
+    order = []
+
+    def record(recipe, out, resume, quiet, made):
+        order.append(recipe.name)
+        return out / f"{recipe.name}.npz"
+
+    monkeypatch.setattr(recipes, "run", record)
+    recipes.run_all(tmp_path, quiet=True, names=["az_tris1", "az_tris2__max_side=4",
+                                                 "az_tant_fant", "az_tris2", "az_tritoc"])
+    assert order == ["az_tritoc", "az_tris2", "az_tant_fant", "az_tris2__max_side=4",
+                     "az_tris1"]
+    work = {name: read_recipe(name).work for name in order}
+    assert work["az_tris1"] == 40 * 128 * 32 * 16         # iterations x envs x steps x sims
+    assert work["az_tant_fant"] > work["az_tris2__max_side=4"] > work["az_tris1"]
+
+
+ENDLESS_LIST = """
+import dataclasses, sys
+from pathlib import Path
+from test_training_recipes import tiny
+from tris_envs.alphazero import recipes
+from tris_envs.durable import sigterm_as_interrupt
+
+shipped = recipes.read_recipe
+
+def endless(name):
+    recipe = tiny(shipped(name))
+    return dataclasses.replace(recipe, stages=tuple(
+        dataclasses.replace(s, config=dataclasses.replace(s.config, iterations=10**6))
+        for s in recipe.stages))
+
+recipes.read_recipe = endless
+with sigterm_as_interrupt():
+    recipes.run_all(Path(sys.argv[1]), quiet=True, processes=2,
+                    names=["az_tris1", "az_tant_fant"])
+"""
+
+
+def test_a_kill_stops_a_list_run_side_by_side_with_what_each_recipe_finished(tmp_path):
+    """A SIGTERM to the command alone (a ``kill``, a batch system's limit) while two
+    recipes train in worker processes: both stop as Ctrl-C stops one (their checkpoints
+    and their seconds so far kept), and the command ends at once, saying how to go on."""
+    command = subprocess.Popen([sys.executable, "-c", ENDLESS_LIST, str(tmp_path)],
+                               cwd=Path(__file__).parent, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    names = ("az_tris1", "az_tant_fant")
+    try:
+        deadline = time.monotonic() + 600
+        while not all((tmp_path / n / "1_base" / "net_1.npz").is_file() for n in names):
+            assert command.poll() is None and time.monotonic() < deadline
+            time.sleep(0.5)
+        command.send_signal(signal.SIGTERM)
+        _, errors = command.communicate(timeout=120)
+    finally:
+        if command.poll() is None:
+            os.killpg(command.pid, signal.SIGKILL)
+    assert command.returncode != 0
+    assert f"the recipes go on with tris-envs train az --resume {tmp_path}" in errors
+    for name in names:
+        assert float((tmp_path / name / "seconds.txt").read_text()) > 0
+        assert (tmp_path / name / "1_base" / "resume.npz").is_file()
+    assert recipes.listed(tmp_path) == sorted(names)
 
 
 def test_a_list_cut_in_its_first_recipe_says_how_it_goes_on(tmp_path, monkeypatch, capsys):

@@ -44,11 +44,12 @@ import copy
 import dataclasses
 import json
 import shutil
+import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from multiprocessing import get_context
+from multiprocessing import active_children, get_context
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +60,7 @@ from tris_envs.agents.az_network import load, save
 from tris_envs.alphazero import wary
 from tris_envs.alphazero.train import Config, load_config, train
 from tris_envs.core.game import Game
-from tris_envs.durable import write_text
+from tris_envs.durable import sigterm_as_interrupt, write_text
 from tris_envs.evaluation import play_match
 from tris_envs.games import make_game
 from tris_envs.machine import describe, package_version
@@ -168,6 +169,14 @@ class Recipe:
     stages: tuple[Stage, ...]
     ship: Ship
     checks: tuple[Check, ...]
+
+    @property
+    def work(self) -> int:
+        """The searches its self-play runs, over its learner stages (iterations x
+        environments x steps x simulations): how ``--recipe all`` with ``--processes``
+        orders the recipes, the longest first."""
+        return sum((c.stop or c.iterations) * c.envs * c.steps * c.simulations
+                   for c in (s.config for s in self.stages) if c is not None)
 
     def game(self) -> Game:
         """The rules core with the recipe's options."""
@@ -571,7 +580,9 @@ def check(recipe: Recipe, network: Path, processes: int = 1,
 def run_all(out: Path, resume: bool = False, quiet: bool = False, processes: int = 1,
             names: Sequence[str] | None = None) -> dict[str, Path]:
     """Run every recipe (or those of ``names``), each in ``out/<name>``, a recipe named in
-    another's ``after`` before it, ``processes`` at once; their networks by name. Writes
+    another's ``after`` before it, ``processes`` at once; their networks by name. Of the
+    recipes ready, the one that heads the most :attr:`Recipe.work` (its own and that of the
+    recipes after it) starts first: the long ones do not wait for the short. Writes
     ``out/all.json`` as it starts and after each recipe: each one's wall time (over a kill
     and its resume too: :func:`_timed`), the machine, the total so far and the recipes
     left.
@@ -585,9 +596,15 @@ def run_all(out: Path, resume: bool = False, quiet: bool = False, processes: int
     made: dict[str, Path] = {}
     say = (lambda text: None) if quiet else (lambda text: print(text, flush=True))
 
+    def heads(name: str) -> int:
+        return recipes[name].work + max(
+            (heads(n) for n, r in recipes.items() if r.after == name), default=0)
+
     def ready() -> list[str]:
-        return [n for n, r in recipes.items() if n not in made and n not in running.values()
-                and (r.after is None or r.after in made or r.after not in recipes)]
+        return sorted((n for n, r in recipes.items() if n not in made
+                       and n not in running.values()
+                       and (r.after is None or r.after in made or r.after not in recipes)),
+                      key=heads, reverse=True)
 
     def arguments(name: str) -> tuple[Recipe, Path, bool, bool, dict[str, Path]]:
         folder = out / name
@@ -617,23 +634,29 @@ def run_all(out: Path, resume: bool = False, quiet: bool = False, processes: int
     write()
 
     running: dict[Future[tuple[Path, float]], str] = {}
-    if processes == 1:          # in this process: its progress lines show
-        while len(made) < len(recipes):
-            name = ready()[0]
-            try:
-                done(name, _timed(*arguments(name)))
-            except KeyboardInterrupt:
-                print(f"the recipes go on with tris-envs train az --resume {out}",
-                      file=sys.stderr, flush=True)
-                raise
-    else:
-        with ProcessPoolExecutor(processes, mp_context=get_context("spawn")) as pool:
+    try:
+        if processes == 1:          # in this process: its progress lines show
             while len(made) < len(recipes):
-                for name in ready()[:processes - len(running)]:
-                    running[pool.submit(_timed, *arguments(name))] = name
-                finished, _ = wait(running, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    done(running.pop(future), future.result())
+                name = ready()[0]
+                done(name, _timed(*arguments(name)))
+        else:
+            with ProcessPoolExecutor(processes, mp_context=get_context("spawn"),
+                                     initializer=_start_worker) as pool:
+                try:
+                    while len(made) < len(recipes):
+                        for name in ready()[:processes - len(running)]:
+                            running[pool.submit(_timed_in_worker, *arguments(name))] = name
+                        finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                        for future in finished:
+                            done(running.pop(future), future.result())
+                except KeyboardInterrupt:       # each recipe running stops as it would here
+                    for worker in active_children():
+                        worker.terminate()      # SIGTERM
+                    raise
+    except KeyboardInterrupt:
+        print(f"the recipes go on with tris-envs train az --resume {out}", file=sys.stderr,
+              flush=True)
+        raise
     say(f"{len(made)} networks in {duration_text(time.perf_counter() - began)} -> {out}")
     return made
 
@@ -658,6 +681,22 @@ def listed(out: Path) -> list[str]:
         raise ValueError(f"{record} is damaged (a recipe name is not text); restore it, or "
                          "start the list again in another --out")
     return names
+
+
+def _start_worker() -> None:
+    """A worker of :func:`run_all`'s ``processes``: Ctrl-C at the terminal and a ``kill``
+    reach it from :func:`run_all` alone, as one SIGTERM (a second would cut the first's
+    unwinding), and only while it runs a recipe (:func:`_timed_in_worker`); idle, it waits
+    for the pool to close."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _timed_in_worker(*arguments: Any) -> tuple[Path, float]:
+    """:func:`_timed` in a worker: SIGTERM stops the recipe as Ctrl-C would, keeping every
+    finished stage and the seconds spent."""
+    with sigterm_as_interrupt():
+        return _timed(*arguments)
 
 
 def _timed(recipe: Recipe, out: Path, resume: bool, quiet: bool, made: dict[str, Path]
