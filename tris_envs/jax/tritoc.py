@@ -103,6 +103,12 @@ def _field_holes(fields: Array) -> Array:
     return jnp.where(chosen, _BLOCKS, jnp.uint32(0)).sum(-1, dtype=jnp.uint32)
 
 
+def _sides(pair: Array, first: Array) -> tuple[Array, Array]:
+    """A seat's and the other seat's halves of ``pair`` (``_stones`` or ``_fields``, seat 0
+    first); ``first``: the seat is seat 0."""
+    return jnp.where(first, pair[0], pair[1]), jnp.where(first, pair[1], pair[0])
+
+
 @dataclass
 class State:
     """Pgx's fields; per seat its stones (three words, conquered fields included) and its
@@ -201,9 +207,7 @@ class Tritoc(TrisEnv):
         ``chance_outcomes`` ``[12]`` (0 for a roll it does not list); and the index of
         ``state``'s own roll ``[]``. A finished game's outcomes are the state itself, with
         chance 1 on the first."""
-        first = state.current_player == 0
-        own = jnp.where(first, state._stones[0], state._stones[1])
-        other = jnp.where(first, state._stones[1], state._stones[0])
+        own, other = _sides(state._stones, state.current_player == 0)
         actions, playable = self._rolls(own, other, state._fields[0] | state._fields[1],
                                         state._layout)
         weights, total, passing = self._law(playable)
@@ -252,10 +256,8 @@ class Tritoc(TrisEnv):
                              "inside step; call env.step(state, action, key)")
         player, roll = state.current_player, state._roll
         first = player == 0
-        own = jnp.where(first, state._stones[0], state._stones[1])
-        other = jnp.where(first, state._stones[1], state._stones[0])
-        own_fields = jnp.where(first, state._fields[0], state._fields[1])
-        other_fields = jnp.where(first, state._fields[1], state._fields[0])
+        own, other = _sides(state._stones, first)
+        own_fields, other_fields = _sides(state._fields, first)
         # unsigned: the division needs no sign fix-ups (each would compute the action again)
         hole = jnp.asarray(action).astype(jnp.uint32)
         bit = jnp.where(jnp.arange(3, dtype=jnp.uint32) == hole // _WORD,
@@ -286,11 +288,10 @@ class Tritoc(TrisEnv):
 
     def _observe(self, state: State, player_id: Array) -> Array:
         first = player_id == 0
-        stones, fields = state._stones, state._fields
+        own_fields, other_fields = _sides(state._fields, first)
         holes = _expand(jnp.stack([
-            jnp.where(first, stones[0], stones[1]), jnp.where(first, stones[1], stones[0]),
-            _field_holes(jnp.where(first, fields[0], fields[1])),
-            _field_holes(jnp.where(first, fields[1], fields[0]))])).astype(jnp.int8)
+            *_sides(state._stones, first), _field_holes(own_fields),
+            _field_holes(other_fields)])).astype(jnp.int8)
         code = holes[0] | holes[1] << 1 | holes[2] << 2 | holes[3] << 3
         planes = (code[:, None] & _CODE_PLANES != 0) | (
             state._numbers[:, None] == _NUMBER_PLANES) | (state._roll == _ROLL_PLANES)
