@@ -628,6 +628,56 @@ def test_a_file_rewritten_whole_is_the_old_one_until_the_new_one_is_complete(tmp
     assert path.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == [path.name]
 
 
+def test_a_file_rewritten_whole_keeps_its_mode_and_its_link(tmp_path):
+    import os
+    import stat
+
+    from tris_envs import durable
+
+    def mode(path):
+        return stat.S_IMODE(path.stat().st_mode)
+
+    umask = os.umask(0o022)
+    try:
+        fresh = durable.write_text(tmp_path / "fresh.txt", "new\n")
+        assert mode(fresh) == 0o644                     # a new file: 0o666 less the umask
+        os.chmod(fresh, 0o600)
+        durable.write_text(fresh, "again\n")
+        assert mode(fresh) == 0o600 and fresh.read_text() == "again\n"
+    finally:
+        os.umask(umask)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    real, link = elsewhere / "real.txt", tmp_path / "link.txt"
+    real.write_text("old\n")
+    link.symlink_to(real)
+    durable.write_text(link, "through the link\n")
+    assert link.is_symlink() and real.read_text() == "through the link\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "fresh.txt", "link.txt"]
+    dangling = tmp_path / "dangling.txt"
+    dangling.symlink_to(elsewhere / "made.txt")
+    durable.write_text(dangling, "made\n")
+    assert dangling.is_symlink() and (elsewhere / "made.txt").read_text() == "made\n"
+
+
+def test_a_resumed_journal_keeps_its_mode_and_its_link(tmp_path):
+    import os
+    import stat
+
+    game, real = make_game("tris1"), tmp_path / "kept" / "games.jsonl"
+    real.parent.mkdir()
+    whole = play_match(game, "random", "greedy", n_games=6, seed=1, records=real)
+    lines = real.read_bytes().splitlines(keepends=True)
+    real.write_bytes(b"".join(lines[:4]))                   # the header and 3 of the 6 games
+    os.chmod(real, 0o600)
+    link = tmp_path / "games.jsonl"
+    link.symlink_to(real)
+    assert play_match(game, "random", "greedy", n_games=6, seed=1, records=link,
+                      resume=True) == whole
+    assert link.is_symlink() and stat.S_IMODE(real.stat().st_mode) == 0o600
+    assert real.read_bytes().splitlines() == b"".join(lines).splitlines()
+
+
 @pytest.fixture
 def default_ctrl_c():
     """Python's own Ctrl-C handler for the test, even where the suite was started in the

@@ -3,7 +3,9 @@
 * :func:`replaced`: a file rewritten whole (a journal on resume, ``progress.csv``,
   ``resume.npz``, checkpoints, ``final.npz``) is written to a temporary file in the same
   folder, flushed to disk and renamed over the old one, so a fault at any moment leaves
-  either the old file or the new one, never a part of either.
+  either the old file or the new one, never a part of either. The file keeps its mode, and
+  a file reached through a symbolic link is rewritten where the link points (the link
+  stays).
 * :func:`exclusive`: a lock held while a run writes a file (a ``--records`` journal), so
   that a second run on the same file is refused instead of interleaving its games.
 * :func:`sigterm_as_interrupt`: SIGTERM (a ``kill``, a batch system's time limit) raised as
@@ -20,6 +22,7 @@ import contextlib
 import os
 import secrets
 import signal
+import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,30 +36,39 @@ def replaced(path: str | Path, binary: bool = False) -> Iterator[IO[Any]]:
     The content goes to a temporary file beside ``path`` (same folder, so the rename stays
     on one file system), is flushed to disk (``fsync``) and renamed over ``path``
     (``os.replace``, atomic). If the block raises, the temporary file is removed and
-    ``path`` is left as it was. The new file gets the permissions a plain ``open`` would
-    give it (``0o666`` less the umask).
+    ``path`` is left as it was. A ``path`` that is a symbolic link (or lies in a linked
+    folder) is resolved first: the file it points to is replaced, in its own folder, and
+    the link stays. The new file gets the permission bits of the file it replaces, or,
+    where there was none, those a plain ``open`` would give it (``0o666`` less the umask).
 
     Raises:
         OSError: the folder is not writable, or the disk is full (``path`` then unchanged;
             the error names it).
     """
     path = Path(path)
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    target = Path(os.path.realpath(path))       # a link stays: its file is replaced
+    try:
+        mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        mode = None
+    temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
     handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(handle, "wb" if binary else "w", encoding=None if binary else "utf-8",
                        newline=None if binary else "") as file:
+            if mode is not None:
+                os.fchmod(file.fileno(), mode)
             yield file
             file.flush()
             os.fsync(file.fileno())
-        os.replace(temporary, path)
+        os.replace(temporary, target)
     except BaseException as error:
         with contextlib.suppress(OSError):
             temporary.unlink()
         if isinstance(error, OSError) and error.filename is None:   # a write: name the file
             raise OSError(error.errno, error.strerror or str(error), str(path)) from error
         raise
-    _sync_folder(path.parent)
+    _sync_folder(target.parent)
 
 
 def write_text(path: str | Path, text: str) -> Path:
@@ -86,7 +98,8 @@ class Busy(ValueError):
 
 @contextlib.contextmanager
 def exclusive(path: str | Path, what: str) -> Iterator[None]:
-    """Hold the lock of ``path`` (``<path>.lock`` beside it, removed on release) over the
+    """Hold the lock of ``path`` (``<path>.lock`` beside it, or beside the file it links
+    to, so that every link to one file shares its lock; removed on release) over the
     block; never waits.
 
     The lock is an ``flock`` on the lock file, so the system releases it when the holder
@@ -102,7 +115,7 @@ def exclusive(path: str | Path, what: str) -> Iterator[None]:
     except ImportError:                                          # pragma: no cover
         yield
         return
-    lock = Path(f"{path}.lock")
+    lock = Path(f"{os.path.realpath(path)}.lock")
     while True:
         try:
             handle = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
