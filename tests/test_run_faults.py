@@ -25,6 +25,7 @@ from tris_envs.evaluation import play_match, round_robin
 from tris_envs.evaluation.records import GameRecord
 from tris_envs.games import make_game
 from tris_envs.games.tritoc import FIELD_MASKS, Tritoc
+from tris_envs.machine import usable_cpus
 
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "tris_envs" / "checkpoints"
 FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
@@ -160,6 +161,39 @@ def _interrupt_after(argv, journal, games, seconds=60.0):
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     return process.returncode, err
+
+
+@pytest.mark.skipif(usable_cpus() < 2, reason="a pool needs two CPUs; with one, games run here")
+def test_a_match_whose_worker_is_killed_keeps_its_games_as_ctrl_c_does(tmp_path):
+    """Without --records the temporary journal was deleted when a worker died, and the
+    error named no file; Ctrl-C kept it."""
+    import os
+
+    argv = ["eval", "tris1", "mcts:1000", "random", "--games", "40", "--processes", "2"]
+    command = [sys.executable, "-m", "tris_envs.cli", *argv]
+    # the temporary journal and the pool's folder (which names its workers) in tmp_path
+    environment = {**os.environ, "TMPDIR": str(tmp_path)}
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=environment)
+    began = time.monotonic()
+    while not (journals := list(tmp_path.glob("tris-envs-eval-*.jsonl"))) \
+            or _lines(journals[0]) < 2 or not list(tmp_path.glob("tris-envs-pool-*/worker-*")):
+        assert process.poll() is None and time.monotonic() - began < 60, "no game in time"
+        time.sleep(0.02)
+    worker = next(tmp_path.glob("tris-envs-pool-*/worker-*"))
+    os.kill(int(worker.name.removeprefix("worker-")), signal.SIGKILL)
+    _, err = process.communicate(timeout=60)
+    journal = journals[0]
+    assert process.returncode == 1 and "Traceback" not in err, err
+    assert err.splitlines()[-1].startswith("tris-envs eval: error: a worker process of the "
+                                           "match died while playing"), err
+    assert (f"finished games are in {journal}: run the same command with --records "
+            f"{journal} --resume to continue") in err
+    assert 2 <= _lines(journal) < 41                      # the header and the games kept
+    resumed = subprocess.run([*command, "--records", str(journal), "--resume"],
+                             capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0 and " in 40 games " in resumed.stdout, resumed.stderr
+    assert _lines(journal) == 41
 
 
 def _hold_lock_in_a_pool_worker(lock, ready) -> None:

@@ -41,10 +41,18 @@ def print_metrics(game: Game, names: Sequence[str], records: Sequence[GameRecord
             print(line)
 
 
+STOPS = (KeyboardInterrupt, ChildProcessError, JournalWriteError)
+"""What stops a match with its finished games kept: Ctrl-C or SIGTERM, a worker process
+that died (killed, out of memory), a journal that cannot take the next game (a full disk).
+The journal, a temporary one too, stays, and the error line names it and how to resume
+(:func:`journal_note`, or the :class:`JournalWriteError`'s own words)."""
+
+
 @contextlib.contextmanager
 def journal(args: argparse.Namespace, games: int) -> Iterator[Path]:
     """The journal file of an ``eval`` / ``tournament`` run (a temporary one unless
-    ``--records`` names one, removed unless the run was interrupted); notes a capped pool."""
+    ``--records`` names one, removed unless the run stopped with its games kept:
+    :data:`STOPS`); notes a capped pool."""
     if args.resume and not args.records:
         raise ValueError("--resume needs --records FILE (the file the interrupted run named)")
     if args.resume and args.force:
@@ -63,7 +71,7 @@ def journal(args: argparse.Namespace, games: int) -> Iterator[Path]:
     interrupted = False
     try:
         yield args.journal
-    except (KeyboardInterrupt, JournalWriteError):
+    except STOPS:
         # the note on stderr (the error) tells where the finished games are; a temporary
         # journal without even its header line holds nothing to resume
         interrupted = bool(args.records) or _holds_header(args.journal)
