@@ -8,6 +8,7 @@ enough to build it. Both take a few seconds.
 
 from __future__ import annotations
 
+import ast
 import re
 import shutil
 import subprocess
@@ -56,13 +57,53 @@ def test_version_is_the_installed_metadata():
         "the installed metadata is older than pyproject.toml: reinstall (pip install -e .)")
 
 
-def test_importing_the_package_does_not_read_the_metadata():
+def test_importing_the_package_does_not_read_the_metadata(tmp_path):
     code = ("import sys, tris_envs; before = 'importlib.metadata' in sys.modules; "
             "v = tris_envs.__version__; print(before, v == tris_envs.__version__)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            timeout=120, cwd=ROOT.parent)
+                            timeout=120, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["False", "True"]
+
+
+def _working_folders(module: Path) -> list[tuple[str, str]]:
+    """``("name:line", text)`` of each folder a test module starts a command in (``cwd=``)
+    or moves to (``chdir``), as written."""
+    found = []
+    for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        folders = [keyword.value for keyword in node.keywords if keyword.arg == "cwd"]
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "chdir" and node.args:
+            folders.append(node.args[0])
+        found += [(f"{module.name}:{node.lineno}", ast.unparse(folder)) for folder in folders]
+    return found
+
+
+def test_no_test_runs_a_command_in_the_folder_above_the_checkout():
+    """The folder above the checkout is the user's: with a clone named ``tris_envs`` in it,
+    ``import tris_envs`` there finds the clone as a namespace package (no ``__version__``).
+    A test runs its commands in the checkout, its tests folder or a temporary folder."""
+    tests_folder = re.compile(r"Path\(__file__\)(\.resolve\(\))?\.parent")
+    climbing = [f"{where}: {text}" for module in sorted((ROOT / "tests").rglob("test_*.py"))
+                for where, text in _working_folders(module)
+                if ".parent" in text and not tests_folder.fullmatch(text)]
+    assert not climbing, climbing
+
+
+@pytest.mark.slow
+def test_the_tests_pass_in_a_clone_named_like_the_package(tmp_path):
+    """What ``git clone`` gives a user: a checkout in a folder named ``tris_envs``, whose
+    parent then holds a ``tris_envs`` folder that is no package."""
+    if not (shutil.which("git") and (ROOT / ".git").exists()):
+        pytest.skip("needs a git checkout")
+    clone = tmp_path / "tris_envs"
+    subprocess.run(["git", "clone", "--quiet", "--local", str(ROOT), str(clone)], check=True,
+                   timeout=300)
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p",
+                             "no:cacheprovider", "tests/test_packaging.py"], cwd=clone,
+                            capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:]
 
 
 def _hook(hook: str, source: Path, out: Path) -> Path:
