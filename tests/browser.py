@@ -139,6 +139,20 @@ class Browser:
         os.close(self._from_browser)
 
 
+def open_address(browser: Browser, url: str) -> None:
+    """Open the app's address ``url`` (``/?game=...``), which only fills in the setup, and
+    wait until it has (the page then focuses **New game**)."""
+    browser.page("Page.navigate", url=url)
+    browser.wait("typeof catalogue !== 'undefined' && catalogue !== null && "
+                 "document.activeElement !== null && document.activeElement.id === 'new'")
+
+
+def start_game(browser: Browser, url: str) -> None:
+    """Open the app's address ``url`` and press **New game**: the game it names starts."""
+    open_address(browser, url)
+    browser.click("#new")
+
+
 def _pipe_fds(reader: int, writer: int) -> None:
     """In chromium's process: its DevTools pipe on fds 3 (commands in) and 4 (replies out)."""
     high_reader, high_writer = os.dup(reader), os.dup(writer)   # neither is 3 or 4 now

@@ -4,40 +4,56 @@ The server tests run in-process on a free port. The browser tests drive Debian's
 chromium (``/usr/bin/chromium``; ``.ci/run`` installs it) headless through the DevTools
 protocol over a pipe (``--remote-debugging-pipe``): nothing is downloaded and no Python
 package beyond the standard library is needed (:mod:`browser`). Clicks are real mouse
-events at the buttons' places. Without chromium the browser tests are skipped, unless
+events at the buttons' places; a page of another origin frames the app, and an address only
+fills in the setup. Without chromium the browser tests are skipped, unless
 ``CI`` is set: then they fail. tests/test_web_board.py plays on the board itself and takes
 the screenshots of docs/play.md.
 """
 
 from __future__ import annotations
 
+import http.server
 import json
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import Browser, start_browser
+from browser import Browser, open_address, start_browser, start_game
 
 from tris_envs.cli import main
 from tris_envs.evaluation.records import GameRecord, replay
 from tris_envs.games import GAMES, make_game
 from tris_envs.web import make_server
+from tris_envs.web.server import Sessions
 from tris_envs.web.session import Session
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+def served() -> Iterator[http.server.ThreadingHTTPServer]:
     app = make_server("127.0.0.1", 0)
     thread = threading.Thread(target=app.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{app.server_address[1]}"
+    yield app
     app.shutdown()
     app.server_close()
+
+
+@pytest.fixture(scope="module")
+def server(served: http.server.ThreadingHTTPServer) -> str:
+    return f"http://127.0.0.1:{served.server_address[1]}"
+
+
+@pytest.fixture(scope="module")
+def sessions(served: Any) -> Sessions:
+    """The server's games."""
+    held: Sessions = served.RequestHandlerClass.sessions
+    return held
 
 
 def request(base: str, path: str, body: Any = None) -> tuple[int, Any]:
@@ -201,8 +217,7 @@ def play_in_browser(browser: Browser, server: str, game: str, tmp_path: Path,
     """A person (seat 0) against ``random``, all by clicks: a hint, a move, undo, the game
     to its end, the record downloaded, replayed here, and opened in the page again."""
     extra = f"&option={option}" if option else ""
-    browser.page("Page.navigate", url=f"{server}/?game={game}&seat0=human&seat1=random"
-                                      f"&seed={seed}{extra}")
+    start_game(browser, f"{server}/?game={game}&seat0=human&seat1=random&seed={seed}{extra}")
     browser.wait(f"typeof view !== 'undefined' && view !== null && view.game === '{game}' "
                  f"&& location.search.includes('game={game}') && ({READY})")
     if browser.js("view.roll"):                  # Tritoc: a person rolls the dice first
@@ -246,10 +261,7 @@ def play_in_browser(browser: Browser, server: str, game: str, tmp_path: Path,
     record = GameRecord.from_json(saved.read_text())
     rules = make_game(game, **record.options)
     assert rules.to_notation(replay(rules, record)) == final
-    played = browser.js("view.id")
-    browser.page("Page.reload")
-    browser.wait("typeof view !== 'undefined' && view !== null && "
-                 f"view.id !== '{played}' && ({READY})")
+    open_address(browser, browser.js("location.href"))
     document = browser.page("DOM.getDocument")["root"]["nodeId"]
     node = browser.page("DOM.querySelector", nodeId=document, selector="#open")["nodeId"]
     browser.page("DOM.setFileInputFiles", nodeId=node, files=[str(saved)])
@@ -283,8 +295,7 @@ def test_a_thinking_agent_holds_up_no_other_game(server: str) -> None:
 
 
 def test_browser_watches_two_agents(browser: Browser, server: str) -> None:
-    browser.page("Page.navigate", url=f"{server}/?game=tant_fant&seat0=greedy&seat1=random"
-                                      "&seed=4")
+    start_game(browser, f"{server}/?game=tant_fant&seat0=greedy&seat1=random&seed=4")
     browser.wait("typeof view !== 'undefined' && view !== null && view.game === 'tant_fant'"
                  " && !document.getElementById('watch').hidden")
     browser.click("#pause")
@@ -299,8 +310,7 @@ def test_browser_watches_two_agents(browser: Browser, server: str) -> None:
 
 def test_browser_shows_thinking_and_undo_wins_over_a_late_reply(browser: Browser,
                                                                  server: str) -> None:
-    browser.page("Page.navigate", url=f"{server}/?game=tant_fant&seat0=human"
-                                      "&seat1=mcts:1s&seed=5")
+    start_game(browser, f"{server}/?game=tant_fant&seat0=human&seat1=mcts:1s&seed=5")
     browser.wait("typeof view !== 'undefined' && view !== null && view.game === 'tant_fant'"
                  f" && ({READY})")
     browser.click("#first-step button")
@@ -314,10 +324,80 @@ def test_browser_shows_thinking_and_undo_wins_over_a_late_reply(browser: Browser
 
 
 def test_browser_shows_a_bad_spec_as_a_message(browser: Browser, server: str) -> None:
-    browser.page("Page.navigate", url=f"{server}/?game=tris1&seat0=human&seat1=mtcs")
+    start_game(browser, f"{server}/?game=tris1&seat0=human&seat1=mtcs")
     message = browser.wait("!document.getElementById('error').hidden && "
                            "document.getElementById('error').textContent")
     assert "unknown agent spec 'mtcs'" in message
+
+
+@pytest.fixture
+def requests_seen(served: http.server.ThreadingHTTPServer,
+                  monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """The server's log of this test's requests: ``(method, path)`` of each answered."""
+    seen: list[tuple[str, str]] = []
+    monkeypatch.setattr(served.RequestHandlerClass, "log_request",
+                        lambda handler, *_: seen.append((handler.command, handler.path)))
+    return seen
+
+
+def test_a_page_of_another_origin_cannot_frame_the_app(
+        browser: Browser, server: str, sessions: Sessions,
+        requests_seen: list[tuple[str, str]]) -> None:
+    address = f"{server}/?game=tant_fant&seat0=mcts&seat1=mcts&seed=1"
+    framing = (f'<iframe src="{address}" onload="window.framed = true" width="600" '
+               'height="400"></iframe>').encode()
+
+    class Other(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(framing)))
+            self.end_headers()
+            self.wfile.write(framing)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Other)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    before = len(sessions)
+    try:
+        browser.page("Page.navigate", url=f"http://127.0.0.1:{other.server_port}/")
+        browser.wait("window.framed === true")
+        time.sleep(1.0)                 # what a framed page would ask for by now
+    finally:
+        other.shutdown()
+        other.server_close()
+    # the frame's page was asked for, and refused by the browser: neither its script ran
+    # nor did any game start
+    assert ("GET", address.removeprefix(server)) in requests_seen
+    assert requests_seen == [("GET", address.removeprefix(server))], requests_seen
+    assert len(sessions) == before
+
+
+def test_an_address_fills_in_the_setup_and_starts_nothing_until_new_game(
+        browser: Browser, server: str, sessions: Sessions,
+        requests_seen: list[tuple[str, str]]) -> None:
+    opening = Session.new("tant_fant", seats=("human", "human"), seed=0)
+    opening.play(opening.view()["legal"][0]["action"])
+    position = opening.view()["position"]           # seat 1, greedy, is to move
+    before = len(sessions)
+    query = urllib.parse.urlencode({"game": "tant_fant", "seat0": "human", "seat1": "greedy",
+                                    "seed": 4, "position": position})
+    open_address(browser, f"{server}/?{query}")
+    time.sleep(1.0)                     # what the page would have played by now
+    form = browser.js("['game', 'seat0', 'seat1', 'seed', 'from']"
+                      ".map((id) => document.getElementById(id).value)")
+    assert form == ["tant_fant", "human", "greedy", "4", position]
+    assert browser.js("view === null && document.getElementById('play').hidden")
+    assert [method for method, _ in requests_seen if method != "GET"] == []
+    assert len(sessions) == before
+    browser.click("#new")
+    browser.wait(f"view !== null && {MOVES} === 1 && ({READY})")
+    assert [path for method, path in requests_seen if method == "POST"][:2] == [
+        "/api/new", f"/api/session/{browser.js('view.id')}/agent"]
+    assert len(sessions) == before + 1
+    assert sessions.get(browser.js("view.id")).record.start == position
 
 
 @pytest.mark.slow

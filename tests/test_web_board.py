@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from browser import Browser, start_browser
+from browser import Browser, start_browser, start_game
 
 from tris_envs.core.game import CHANCE, resolve_chance
 from tris_envs.evaluation.records import GameRecord, replay
@@ -336,7 +336,7 @@ def test_browser_plays_every_game_by_clicks_on_the_board(browser: Browser, serve
 
 def test_browser_watches_two_agents_with_pause_and_step(browser: Browser, server: str) -> None:
     browser.resize(1280, 900)
-    browser.page("Page.navigate", url=f"{server}/?game=tris1&seat0=human&seat1=random")
+    start_game(browser, f"{server}/?game=tris1&seat0=human&seat1=random")
     browser.wait(f"typeof view !== 'undefined' && view !== null && ({READY})")
     choose_agent(browser, 0, "greedy")
     browser.js("document.getElementById('speed').value = 400")
@@ -361,8 +361,8 @@ def test_browser_watches_two_agents_with_pause_and_step(browser: Browser, server
 def test_a_shared_address_reopens_the_position(browser: Browser, server: str, game: str,
                                                option: str) -> None:
     browser.resize(1280, 900)
-    browser.page("Page.navigate", url=f"{server}/?game={game}&option={option}&seat0=human"
-                                      "&seat1=random&seed=5")
+    start_game(browser, f"{server}/?game={game}&option={option}&seat0=human&seat1=random"
+                        "&seed=5")
     browser.wait(f"typeof view !== 'undefined' && view !== null && ({READY})")
     rng = np.random.default_rng(1)
     for _ in range(3):
@@ -374,7 +374,7 @@ def test_a_shared_address_reopens_the_position(browser: Browser, server: str, ga
     shown = browser.js(f"[{POSITION}, view.status, JSON.stringify(view.options), view.id]")
     address = browser.js("location.href")
     assert "position=" in address
-    browser.page("Page.navigate", url=address)
+    start_game(browser, address)
     browser.wait(f"typeof view !== 'undefined' && view !== null && view.id !== '{shown[3]}'"
                  f" && ({READY})")
     again = browser.js(f"[{POSITION}, view.status, JSON.stringify(view.options), view.id]")
@@ -393,7 +393,7 @@ def test_browser_steps_through_an_opened_journal(browser: Browser, server: str,
     journal.write_text("".join(lines))
     record = GameRecord.from_json(lines[1])
     browser.resize(1280, 900)
-    browser.page("Page.navigate", url=f"{server}/?game=tant_fant&seat0=human&seat1=random")
+    start_game(browser, f"{server}/?game=tant_fant&seat0=human&seat1=random")
     browser.wait(f"typeof view !== 'undefined' && view !== null && ({READY})")
     document = browser.page("DOM.getDocument")["root"]["nodeId"]
     node = browser.page("DOM.querySelector", nodeId=document, selector="#open")["nodeId"]
@@ -423,8 +423,7 @@ def test_browser_steps_through_an_opened_journal(browser: Browser, server: str,
 
 def test_browser_plays_by_keyboard(browser: Browser, server: str) -> None:
     browser.resize(1280, 900)
-    browser.page("Page.navigate", url=f"{server}/?game=tant_fant&seat0=human&seat1=random"
-                                      "&seed=3")
+    start_game(browser, f"{server}/?game=tant_fant&seat0=human&seat1=random&seed=3")
     browser.wait(f"typeof view !== 'undefined' && view !== null && ({READY})")
     browser.js("document.querySelector('#board .target.first').focus()")
     browser.key("Enter")                          # the piece: its targets light up
@@ -493,8 +492,7 @@ def test_layout_fits_a_desktop_and_a_phone(browser: Browser, server: str, width:
                       "document.documentElement.scrollWidth <= window.innerWidth")
     shoot("landing")
     for game in GAMES:
-        browser.page("Page.navigate", url=f"{server}/?game={game}&seat0=human&seat1=random"
-                                          "&seed=2")
+        start_game(browser, f"{server}/?game={game}&seat0=human&seat1=random&seed=2")
         browser.wait(f"typeof view !== 'undefined' && view !== null && view.game === "
                      f"'{game}' && ({READY})")
         if browser.js("view.roll"):

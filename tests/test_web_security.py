@@ -1,6 +1,7 @@
 """``tris-envs serve`` as a local service that trusts no page: a real HTTP client
 (``http.client``, raw sockets) against the server on ``127.0.0.1``, on a free port, in a
-thread. Requests from another origin, for another host or not of JSON are refused; agent
+thread. Requests from another origin, for another host or not of JSON are refused; every
+answer forbids framing the page; the server listens on IPv6 and admits its own ``[::1]``; agent
 specs are limited (no files unless the operator allows a folder, budgets capped, searches
 with a deadline); slow clients are cut off; seats are the integers 0 and 1; a swap or a
 resignation while an agent thinks keeps the game consistent; the sessions stay within
@@ -48,13 +49,14 @@ class App:
 
     def __init__(self, server: Any) -> None:
         self.server = server
+        self.host: str = server.server_address[0]
         self.port: int = server.server_port
         self.sessions: Sessions = server.RequestHandlerClass.sessions
 
     def request(self, method: str, path: str, body: Any = None,
                 headers: dict[str, str] | None = None) -> tuple[int, Any]:
         """``(status, JSON answer)``; a body is sent as JSON unless it is ``bytes``."""
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=30)
         sent = dict(headers or {})
         if body is not None and not isinstance(body, bytes):
             body = json.dumps(body).encode()
@@ -79,8 +81,8 @@ class App:
 
 
 @contextmanager
-def running(**settings: Any) -> Iterator[App]:
-    server = make_server("127.0.0.1", 0, **settings)
+def running(host: str = "127.0.0.1", **settings: Any) -> Iterator[App]:
+    server = make_server(host, 0, **settings)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -160,6 +162,81 @@ def test_listening_on_every_address_a_host_may_be_an_ip_address_not_a_name() -> 
         for host, status in ((f"192.168.1.7:{app.port}", 200), (f"[fe80::1]:{app.port}", 200),
                              ("192.168.1.7:1", 403), (f"rebound.example:{app.port}", 403)):
             assert app.request("GET", "/api/games", None, {"Host": host})[0] == status, host
+
+
+def _ipv6_loopback() -> bool:
+    """Whether this machine can listen on ``::1``."""
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _ipv6_loopback(), reason="this machine has no IPv6 loopback (::1)")
+def test_the_server_listens_on_ipv6_and_admits_its_own_bracketed_host() -> None:
+    with running("::1") as app:
+        assert app.server.address_family == socket.AF_INET6
+        status, view = app.post("/api/new", {"game": "tris1"}, Origin=f"http://[::1]:{app.port}")
+        assert status == 200 and view["game"] == "tris1"        # Host: [::1]:port
+        status, answer = app.request("GET", "/api/games", None, {"Host": f"[::2]:{app.port}"})
+        assert status == 403 and "host" in answer["error"]
+
+
+def test_serve_prints_an_ipv6_address_in_brackets(monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from tris_envs.web import server
+
+    class Stub:
+        server_port = 8000
+
+        def serve_forever(self) -> None:
+            pass
+
+        def server_close(self) -> None:
+            pass
+
+    monkeypatch.setattr(server, "make_server", lambda *args: Stub())
+    for host, url, reach in (("::1", "http://[::1]:8000/", "loopback only"),
+                             ("::", "http://[::]:8000/", "other machines can reach"),
+                             ("127.0.0.1", "http://127.0.0.1:8000/", "loopback only")):
+        server.serve(host)
+        out = capsys.readouterr().out
+        assert f"listening on {url} " in out and reach in out, (host, out)
+
+
+def test_every_answer_forbids_framing_the_page(app: App) -> None:
+    key = app.new(["human", "random"])["id"]
+    host = f"Host: 127.0.0.1:{app.port}\r\n"
+    requests = [                                           # (what, raw request, status)
+        ("page", f"GET /?game=tris1&seat0=mcts HTTP/1.1\r\n{host}", 200),
+        ("static file", f"GET /static/app.js HTTP/1.1\r\n{host}", 200),
+        ("icon", f"GET /favicon.ico HTTP/1.1\r\n{host}", 200),
+        ("JSON", f"GET /api/games HTTP/1.1\r\n{host}", 200),
+        ("record", f"GET /api/session/{key}/record HTTP/1.1\r\n{host}", 200),
+        ("POST", f"POST /api/session/{key}/swap HTTP/1.1\r\n{host}Content-Type: {JSON}\r\n"
+                 "Content-Length: 2\r\n\r\n{}", 200),
+        ("no such page", f"GET /nowhere HTTP/1.1\r\n{host}", 404),
+        ("foreign host", "GET / HTTP/1.1\r\nHost: evil.example\r\n", 403),
+        ("foreign origin", f"POST /api/new HTTP/1.1\r\n{host}Origin: http://evil.example\r\n"
+                           f"Content-Type: {JSON}\r\nContent-Length: 2\r\n\r\n{{}}", 403),
+        ("unknown method", f"PUT / HTTP/1.1\r\n{host}", 501),          # http.server's own
+        ("bad request line", "GET /a b HTTP/1.1\r\n", 400),
+    ]
+    for what, raw, status in requests:
+        with socket.create_connection(("127.0.0.1", app.port), timeout=30) as client:
+            client.sendall(raw.encode() + (b"" if raw.endswith("}") else b"\r\n"))
+            client.shutdown(socket.SHUT_WR)
+            answer = b""
+            while chunk := client.recv(65536):
+                answer += chunk
+        head = answer.split(b"\r\n\r\n", 1)[0].decode().split("\r\n")
+        headers = {line.split(":", 1)[0].lower(): line.split(":", 1)[1].strip()
+                   for line in head[1:]}
+        assert head[0].split()[1] == str(status), (what, head)
+        assert headers.get("content-security-policy") == "frame-ancestors 'none'", (what, head)
+        assert headers.get("x-frame-options") == "DENY", (what, head)
 
 
 def test_a_post_that_is_not_json_is_refused(app: App) -> None:

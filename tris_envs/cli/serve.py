@@ -18,7 +18,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                     "hints, undo, records. Open the address it prints.")
     parser.add_argument("--port", type=at_least(0), default=8000, help="port (default 8000)")
     parser.add_argument("--host", default="127.0.0.1",
-                        help="address to listen on (default 127.0.0.1: this machine only)")
+                        help="address to listen on, IPv4 or IPv6 (default 127.0.0.1: this "
+                             "machine only; ::1 is its IPv6 loopback)")
     parser.add_argument("--allow-files", metavar="DIR",
                         help="let pages name agent files (ppo:PATH, az:PATH) inside DIR, a "
                              "path taken within it (default: none, only the shipped agents); "

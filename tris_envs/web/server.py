@@ -40,7 +40,10 @@ The server is a local service that trusts no web page (docs/play.md, "Threat mod
 every request must name the server's own address in ``Host`` (against DNS rebinding),
 every ``POST`` must come from its own origin (``Origin``, when sent) with a
 ``Content-Type: application/json`` body, else ``403`` / ``415`` (:meth:`Handler._admit`,
-the one place every route goes through). The agents a page asks for are limited by the
+the one place every route goes through). No other site may show the page in a frame: every
+answer says so (:data:`NO_FRAMES`, sent by :meth:`Handler.send_response`), and the page
+itself starts nothing before the person asks (an address only fills in the setup form).
+The agents a page asks for are limited by the
 server's :class:`~tris_envs.web.session.Limits` (no files unless the operator names a
 folder, budgets capped, searches with a deadline), the sessions by their total memory
 (:class:`Sessions`), and each connection by a timeout.
@@ -80,10 +83,14 @@ MAX_BODY = 1 << 20
 """Largest request body accepted (bytes): a record of the longest game fits."""
 TIMEOUT = 30.0
 """Seconds a connection may take to send its request (and each read or write may wait)."""
-LOOPBACK = ("localhost", "127.0.0.1", "[::1]")
-"""The names of this machine a request may give in ``Host`` and ``Origin``."""
+LOOPBACK = ("localhost", "127.0.0.1", "::1")
+"""The names of this machine a request may give in ``Host`` and ``Origin`` (an IPv6
+address in brackets there: ``[::1]``)."""
 ANY_ADDRESS = ("", "0.0.0.0", "::")
 """``--host`` values that listen on every address (then a ``Host`` may be any IP address)."""
+NO_FRAMES = {"Content-Security-Policy": "frame-ancestors 'none'", "X-Frame-Options": "DENY"}
+"""Headers of every answer: no page, of this origin or another, may show this one in a frame
+(a hidden frame would otherwise act for a site the person is visiting)."""
 STATIC_TYPES = {".svg": "image/svg+xml",
                 ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
                 ".css": "text/css; charset=utf-8"}
@@ -391,6 +398,13 @@ class Handler(BaseHTTPRequestHandler):
     def _send_json(self, status: HTTPStatus, data: Any) -> None:
         self.send_bytes(status, json.dumps(data).encode(), "application/json")
 
+    def send_response(self, code: int, message: str | None = None) -> None:
+        """Start an answer, any answer (http.server's own errors too), with
+        :data:`NO_FRAMES`."""
+        super().send_response(code, message)
+        for name, value in NO_FRAMES.items():
+            self.send_header(name, value)
+
     def send_bytes(self, status: HTTPStatus, payload: bytes, content_type: str,
                    headers: dict[str, str] | None = None) -> None:
         """Answer with ``payload``; no caching, so a new version of the page is seen."""
@@ -462,12 +476,59 @@ def make_server(host: str = "127.0.0.1", port: int = 8000, limits: Limits | None
     handler: type[Handler] = type("AppHandler", (Handler,), {
         "sessions": Sessions(max_bytes=max_bytes), "limits": limits or Limits(),
         "timeout": timeout, "any_address": host in ANY_ADDRESS})
-    server = ThreadingHTTPServer((host, port), handler)
-    server.daemon_threads = True
-    names = {*LOOPBACK, f"[{host}]" if ":" in host else host} - set(ANY_ADDRESS)
+    server = AppServer((host, port), handler)
+    names = {*LOOPBACK, *({host} - set(ANY_ADDRESS))}
     handler.port = server.server_port
-    handler.hosts = frozenset(f"{name.lower()}:{server.server_port}" for name in names)
+    handler.hosts = frozenset(f"{url_host(name).lower()}:{server.server_port}"
+                              for name in names)
     return server
+
+
+class AppServer(ThreadingHTTPServer):
+    """The server on an IPv4 or an IPv6 address, whichever its host is: an IPv6 address
+    (``::1``, ``::``) or a name with IPv6 addresses only listens on IPv6 (``::``, every
+    address, on IPv4 too where the system allows); a name with both, on IPv4."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], handler: type[Handler]) -> None:
+        self.address_family = _family(address[0])
+        super().__init__(address, handler)
+
+    def server_bind(self) -> None:
+        if self.address_family == socket.AF_INET6:
+            with contextlib.suppress(OSError):          # a system without IPv4 on IPv6
+                self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        super().server_bind()
+
+
+def _family(host: str) -> socket.AddressFamily:
+    """The address family to listen on ``host`` with: IPv4 where the host has an IPv4
+    address, else IPv6.
+
+    Raises:
+        OSError: ``host`` is no address of this machine's resolver.
+    """
+    try:
+        found = socket.getaddrinfo(host or None, None, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except socket.gaierror as error:
+        raise OSError(f"host {brief(host)}: {error.strerror}") from None
+    return (socket.AF_INET if any(family == socket.AF_INET for family, *_ in found)
+            else socket.AF_INET6)
+
+
+def url_host(host: str) -> str:
+    """``host`` as a URL writes it: an IPv6 address in brackets (``[::1]``)."""
+    return f"[{host}]" if ":" in host else host
+
+
+def _loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address (``127.0.0.1``, ``::1``)."""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, limits: Limits | None = None) -> None:
@@ -479,12 +540,13 @@ def serve(host: str = "127.0.0.1", port: int = 8000, limits: Limits | None = Non
     os.environ.pop(TRUSTED_FILES, None)
     limits = limits or Limits()
     server = make_server(host, port, limits)
-    print(f"tris-envs serve: listening on http://{host}:{server.server_port}/ (Ctrl-C stops)",
-          flush=True)
-    if host in ("127.0.0.1", "localhost"):
+    print(f"tris-envs serve: listening on http://{url_host(host)}:{server.server_port}/ "
+          "(Ctrl-C stops)", flush=True)
+    if host == "localhost" or _loopback(host):
         print("tris-envs serve: loopback only: no other machine can connect", flush=True)
     else:
-        print(f"tris-envs serve: listening on {host}: other machines can reach this app "
+        where = "every address" if host in ANY_ADDRESS else url_host(host)
+        print(f"tris-envs serve: listening on {where}: other machines can reach this app "
               "(there is no login)", flush=True)
     files = ("no agent files (only the shipped agents)" if limits.files is None
              else f"agent files from {limits.files.resolve()} only")

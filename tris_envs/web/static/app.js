@@ -100,6 +100,7 @@ async function choose(name, watch) {
   $("setup-box").hidden = false;
   $("setup-box").open = !narrow();
   $("game").value = name;
+  setFrom("");
   await fillOptions();
   setSeat(0, watch ? "az" : human());
   setSeat(1, "mcts");
@@ -255,17 +256,26 @@ function readSeat(seat) {
   return spec;
 }
 
-async function newGame(event, position) {
+// The position a new game starts from (an address's): shown, and cleared by the person or
+// by another game; "" (the game's start) hides it.
+function setFrom(position) {
+  $("from").value = position;
+  $("from-row").hidden = position === "";
+}
+
+async function newGame(event) {
   if (event) event.preventDefault();
   await fillAgents();
   const body = { game: $("game").value, options: chosenOptions(),
                  seats: [readSeat(0), readSeat(1)] };
   if ($("seed").value !== "") body.seed = Number($("seed").value);
-  if (position) body.position = position;
+  if ($("from").value.trim() !== "") body.position = $("from").value.trim();
   $("new").disabled = true;
   const data = await act("POST", "/api/new", body);
   $("new").disabled = false;
-  if (data) show(data);
+  if (!data) return;
+  if (narrow()) $("setup-box").open = false;      // a phone shows the board first
+  show(data);
 }
 
 async function openRecord(index) {
@@ -287,6 +297,7 @@ async function openRecord(index) {
   journal.value = data.opened ? data.opened[0] : 0;
   $("journal").hidden = count < 2;
   $("game").value = data.game;
+  setFrom("");
   await fillOptions();
   for (const option of gameOf(data.game).options) {
     const input = document.querySelector(`#options [data-option="${option.name}"]`);
@@ -316,6 +327,7 @@ function render() {
   $("browse").hidden = true;
   $("thinking").hidden = true;
   $("landing").hidden = true;
+  $("prefilled").hidden = true;
   $("setup-box").hidden = false;
   $("play").hidden = false;
   $("board").innerHTML = data.svg;
@@ -341,7 +353,7 @@ function render() {
 }
 
 // The game's address: game, options, seats, seed and the position, so that it can be
-// shared and reopened (the page then starts a game from that position).
+// shared and reopened (the page then fills in the setup with them; New game starts it).
 function address() {
   const params = new URLSearchParams({ game: view.game });
   const game = gameOf(view.game);
@@ -597,7 +609,7 @@ async function start() {
   }
   drawLanding();
   const params = new URLSearchParams(location.search);
-  $("game").onchange = () => fillOptions();
+  $("game").onchange = () => { setFrom(""); fillOptions(); };
   $("setup").onsubmit = newGame;
   $("open").onchange = () => openRecord(0);
   $("journal-game").onchange = () => openRecord(Number($("journal-game").value));
@@ -654,8 +666,10 @@ async function start() {
     $("landing").hidden = false;
     return;
   }
+  // An address only fills in the setup: the game starts, and agents play, when the person
+  // presses New game (a page that opens this address starts nothing).
   $("setup-box").hidden = false;
-  $("setup-box").open = !narrow();         // a phone shows the board first
+  $("setup-box").open = true;
   $("game").value = params.get("game");
   await fillOptions();
   for (const pair of params.getAll("option")) {        // ?option=setup=placement
@@ -669,7 +683,9 @@ async function start() {
     if (params.has(`seat${seat}`)) setSeat(seat, params.get(`seat${seat}`));
   }
   if (params.has("seed")) $("seed").value = params.get("seed");
-  newGame(null, params.get("position"));
+  setFrom(params.get("position") ?? "");
+  $("prefilled").hidden = false;
+  $("new").focus();
 }
 
 function keys(event) {
