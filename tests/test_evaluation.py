@@ -7,6 +7,7 @@ import functools
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -280,6 +281,31 @@ def test_a_match_whose_worker_dies_while_playing_stops_saying_why(tmp_path):
     last = ran.stderr.splitlines()[-1]
     assert ran.returncode == 1 and last.startswith("ChildProcessError: a worker process of "
                                                    "the match died while playing"), ran.stderr
+
+
+@pytest.mark.parametrize("stop, status", [("ctrl-c", 130), ("sigterm", 143)])
+def test_evaluate_stopped_says_so_in_one_line(stop, status):
+    """Ctrl-C at a terminal printed a traceback."""
+    import signal
+
+    pexpect = pytest.importorskip("pexpect")
+    network = Path(__file__).resolve().parent.parent / "tris_envs" / "checkpoints"
+    child = pexpect.spawn(sys.executable, [
+        "-m", "tris_envs.cli", "evaluate", str(network / "az_tris1.npz"), "--game", "tris1",
+        "--simulations", "0", "--opponents", "random", "--games", "1000000", "--no-judge"],
+        encoding="utf-8", timeout=120, dimensions=(50, 200))
+    child.expect(r"tris-envs evaluate: +\d+%\|")                  # the bar: it plays
+    if stop == "ctrl-c":
+        child.sendintr()
+    else:
+        child.kill(signal.SIGTERM)
+    child.expect(pexpect.EOF)
+    child.close()
+    printed = child.before
+    assert child.exitstatus == status and "Traceback" not in printed, printed
+    assert printed.strip().splitlines()[-1] == ("tris-envs evaluate: interrupted; it writes "
+                                                "no file, so nothing is kept: run it again "
+                                                "for the table")
 
 
 def test_records_round_trip_with_chance(tmp_path):

@@ -7,9 +7,13 @@ they assert the targets of the training issue.
 from __future__ import annotations
 
 import csv
+import os
 import pickle
+import re
+import signal
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -181,6 +185,76 @@ def test_train_ppo_shows_progress_on_a_terminal_only(tmp_path):
 TINY_RUN = ["--game", "tris1", "--timesteps", "256", "--quiet", "--n-envs", "2",
             "--set", "ppo.n_steps=64", "--set", "ppo.batch_size=64", "--set", "eval.games=2",
             "--set", 'eval.opponents=["random"]']
+
+
+def _started(argv: list[str]) -> subprocess.Popen:
+    """``tris-envs argv`` in a session of its own (a terminal's Ctrl-C reaches its whole
+    group), with Python's Ctrl-C handler even where the suite runs in a shell's background
+    (which starts it with SIGINT ignored, as its children would be)."""
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen([sys.executable, "-m", "tris_envs.cli", *argv],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+    finally:
+        signal.signal(signal.SIGINT, inherited)
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes below ``pid``: its children, theirs, and so on."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as file:
+            children = [int(child) for child in file.read().split()]
+    except OSError:
+        return []
+    return children + [below for child in children for below in _descendants(child)]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            return file.read().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("stop, status, vec_env", [
+    (signal.SIGINT, 130, "batched"), (signal.SIGTERM, 143, "batched"),
+    pytest.param(signal.SIGINT, 130, "subproc", marks=pytest.mark.slow)])
+def test_train_ppo_stopped_keeps_the_policy_so_far_and_says_where(stop, status, vec_env,
+                                                                  tmp_path):
+    """Ctrl-C printed a traceback and SIGTERM killed the run outright; neither kept the
+    policy. Ctrl-C goes to the whole group, as a terminal sends it: the subproc workers too."""
+    out = tmp_path / "run"
+    process = _started(["train", "ppo", *TINY_RUN, "--timesteps", "10000000", "--out", str(out),
+                        "--set", f'train.vec_env="{vec_env}"'])
+    began = time.monotonic()
+    while not (out / "progress.csv").is_file():     # the first evaluation: learning starts
+        assert process.poll() is None, process.communicate()[1]
+        assert time.monotonic() - began < 120, "the run did not start in time"
+        time.sleep(0.05)
+    time.sleep(0.5)                                 # into the rollouts
+    workers = _descendants(process.pid)
+    assert len(workers) >= (2 if vec_env == "subproc" else 0)
+    if stop == signal.SIGINT:
+        os.killpg(process.pid, stop)
+    else:
+        process.send_signal(stop)                  # to the command alone, as `kill` sends it
+    _, err = process.communicate(timeout=120)
+    kept = out / "interrupted.pt"
+    assert process.returncode == status and "Traceback" not in err, err
+    line = err.strip().splitlines()[-1]
+    assert re.fullmatch(rf"interrupted at step [\d,]+ of 10,000,000: the policy so far is in "
+                        rf"{re.escape(str(kept))} \(it plays as ppo:{re.escape(str(kept))}\), "
+                        rf"the evaluations in {re.escape(str(out / 'progress.csv'))}", line), err
+    assert not (out / "final.pt").exists()
+    assert play_match(make_game("tris1"), f"ppo:{kept}", "random", n_games=2,
+                      seed=0).n_games == 2
+    deadline = time.monotonic() + 10
+    while any(map(_alive, workers)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(map(_alive, workers)), "a worker outlived the run"
+    assert train_ppo([*TINY_RUN, "--out", str(out)]) == 2           # a run is there
 
 
 @pytest.mark.parametrize("args, message", [

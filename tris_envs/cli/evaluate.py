@@ -11,12 +11,15 @@ from typing import Any
 from tris_envs.agents import AgentSpec, make_agent
 from tris_envs.agents.ppo import trust_pickle_files, trust_pickle_specs
 from tris_envs.cli.arguments import add_trust_pickle_argument
+from tris_envs.durable import Terminated, sigterm_as_interrupt
 from tris_envs.evaluation.checkpoint import evaluate_checkpoint, format_table, solver_reference
 from tris_envs.evaluation.targets import check_targets
 from tris_envs.games import GAMES, make_game
 from tris_envs.ppo.commands import DEFAULT_OPPONENTS
 from tris_envs.ppo.config import game_options_from
 from tris_envs.progress import Progress
+
+PROG = "tris-envs evaluate"
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -59,13 +62,24 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the evaluation ``args`` ask for and print the table; 2 on a bad value or file."""
-    prog = "tris-envs evaluate"
+    """Run the evaluation ``args`` ask for and print the table; 2 on a bad value or file;
+    on Ctrl-C (130) or SIGTERM (143), which end the worker processes, one line saying so."""
+    try:
+        with sigterm_as_interrupt():
+            return _evaluated(args)
+    except KeyboardInterrupt as interrupt:
+        print(f"\n{PROG}: interrupted; it writes no file, so nothing is kept: run it again "
+              "for the table", file=sys.stderr)
+        return 143 if isinstance(interrupt, Terminated) else 130
+
+
+def _evaluated(args: argparse.Namespace) -> int:
+    """:func:`run` up to its interruptions."""
     if args.checkpoint.suffix != ".npz":
         try:
             import torch  # the train extra
         except ImportError as error:
-            print(f"{prog}: error: PPO checkpoints need the train extra ({error}): "
+            print(f"{PROG}: error: PPO checkpoints need the train extra ({error}): "
                   "pip install 'tris_envs[train]'", file=sys.stderr)
             return 2
         torch.set_num_threads(1)
@@ -85,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         # the solver's reference match is played too where the solver is an opponent
         solver = AgentSpec("solver") in opponents
         total = args.games * (len(opponents) + solver)
-        with Progress(prog, total, quiet=args.quiet) as progress:
+        with Progress(PROG, total, quiet=args.quiet) as progress:
             results = evaluate_checkpoint(args.checkpoint, game, opponents, args.games,
                                           args.seed, args.processes,
                                           deterministic=not args.stochastic,
@@ -96,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
                                           progress.advance)
                          if solver else None)
     except (ValueError, OSError, ImportError) as error:  # checkpoint errors are ValueErrors
-        print(f"{prog}: error: {error}", file=sys.stderr)
+        print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
     print(f"{args.checkpoint} on {game!r}, {args.games} games per opponent, seed {args.seed}")
     print(format_table(results))

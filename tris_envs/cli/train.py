@@ -81,18 +81,22 @@ def _add_ppo(learners: Any) -> argparse.ArgumentParser:
 
 def run_ppo(args: argparse.Namespace) -> int:
     """``train ppo``: the run, then its summary; 2 on a bad config, ``--out``, checkpoint or
-    extra."""
+    extra; Ctrl-C (130) or SIGTERM (143) once the policy so far is saved and named
+    (:func:`tris_envs.ppo.train.train`)."""
     try:
-        config = config_from(args.game, args.config, args.set, timesteps=args.timesteps,
-                             seed=args.seed, n_envs=args.n_envs)
-        from tris_envs.ppo.train import train  # torch: the train extra
+        with sigterm_as_interrupt():
+            config = config_from(args.game, args.config, args.set, timesteps=args.timesteps,
+                                 seed=args.seed, n_envs=args.n_envs)
+            from tris_envs.ppo.train import train  # torch: the train extra
 
-        run = train(config, args.out or Path("runs") / config.game,
-                    progress=not (args.no_progress or args.quiet),
-                    report=(lambda line: None) if args.quiet else None, force=args.force)
+            run = train(config, args.out or Path("runs") / config.game,
+                        progress=not (args.no_progress or args.quiet),
+                        report=(lambda line: None) if args.quiet else None, force=args.force)
     except (ValueError, OSError, ImportError) as error:  # checkpoint errors are ValueErrors
         print(f"{args.prog}: error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as interrupt:
+        return 143 if isinstance(interrupt, Terminated) else 130
     rate = run.timesteps / run.seconds if run.seconds else float("nan")
     print(f"trained {run.timesteps:,} steps in {duration_text(run.seconds)} ({rate:,.0f} "
           f"steps/s, evaluations included) -> {run.final}")

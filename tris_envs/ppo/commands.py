@@ -63,7 +63,9 @@ the results against the game's training targets
 training TOML or the ``config.json`` a run writes), else the game's defaults.
 
 Both exit with 2 and a one-line message on a bad config, an unusable ``--out``, an unreadable
-checkpoint or a missing extra (both need ``pip install 'tris_envs[train]'``).
+checkpoint or a missing extra (both need ``pip install 'tris_envs[train]'``), and with 130
+(Ctrl-C) or 143 (SIGTERM) and one line saying what was kept: ``train ppo`` the policy so far,
+in ``interrupted.pt`` (:func:`tris_envs.ppo.train.train`); ``evaluate`` nothing.
 """
 
 from __future__ import annotations

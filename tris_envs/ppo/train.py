@@ -18,6 +18,13 @@ loss rate against each evaluation opponent, share of solver-optimal moves), ``tb
 ``learning_curve.png``. A directory that holds a run's outputs is refused unless ``force``
 (then they are removed first).
 
+Ctrl-C, or SIGTERM within :func:`~tris_envs.durable.sigterm_as_interrupt` (as ``tris-envs
+train ppo`` runs it), stops the run: the policy so far is written to ``interrupted.pt``
+(in place of ``final.pt``), one line on standard error names it, the worker processes of
+``train.vec_env = "subproc"`` are ended, and the interrupt goes on to the caller. A run
+does not resume: ``interrupted.pt`` plays (``ppo:<file>``) and the evaluations so far stay
+in ``progress.csv`` and ``checkpoints/``.
+
 Needs the train extra (``pip install 'tris_envs[train]'``).
 """
 
@@ -30,8 +37,9 @@ import functools
 import json
 import math
 import shutil
+import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -105,6 +113,11 @@ class TrainingRun:
         return self.out / "final.pt"
 
     @property
+    def interrupted(self) -> Path:
+        """The policy of a run stopped by Ctrl-C or SIGTERM."""
+        return self.out / "interrupted.pt"
+
+    @property
     def best(self) -> Path:
         """The checkpoint with the best mean evaluation score."""
         return self.out / "best.pt"
@@ -130,7 +143,7 @@ class TrainingRun:
 
 
 RUN_OUTPUTS = ("config.json", "machine.txt", "progress.csv", "final.pt", "best.pt",
-               "learning_curve.png", "checkpoints", "snapshots", "tb")
+               "interrupted.pt", "learning_curve.png", "checkpoints", "snapshots", "tb")
 """What a run writes in its directory: a directory holding any of them holds a run."""
 
 
@@ -153,6 +166,8 @@ def train(config: Config, out: str | Path, progress: bool = True,
         ValueError: ``out`` holds a run and not ``force``; a checkpoint in
             ``eval.opponents`` cannot be read.
         OSError: ``out`` cannot be created or written.
+        KeyboardInterrupt: Ctrl-C or SIGTERM (:class:`~tris_envs.durable.Terminated`), once
+            ``interrupted.pt`` holds the policy so far.
     """
     torch.set_num_threads(1)  # tiny networks on shared cores: more threads are slower
     out = Path(out)
@@ -184,8 +199,8 @@ def train(config: Config, out: str | Path, progress: bool = True,
     next_snapshot = next_evaluation = 0
     eval_seconds = 0.0
     began = time.perf_counter()
-    with contextlib.closing(vec_env), Progress(f"train ppo {config.game}", total, "steps",
-                                               quiet=not progress) as bar:
+    with _closing(vec_env), _kept_when_interrupted(model, run, save), \
+            Progress(f"train ppo {config.game}", total, "steps", quiet=not progress) as bar:
         if report is None:
             report = bar.write
         while True:
@@ -251,6 +266,42 @@ def evaluation_after(steps: int, total: int, evaluations: int) -> int:
     evaluations``, rounded up) beyond ``steps``."""
     index = steps * evaluations // total + 1
     return -(-index * total // evaluations)
+
+
+@contextlib.contextmanager
+def _closing(vec_env: VecEnv) -> Iterator[None]:
+    """``vec_env`` closed when the block ends. On Ctrl-C or SIGTERM the worker processes of
+    a ``SubprocVecEnv`` are ended instead of asked to close: a Ctrl-C at a terminal reaches
+    them too, and they leave without answering."""
+    workers: list[Any] = []
+    try:
+        yield
+    except KeyboardInterrupt:
+        workers = list(getattr(vec_env, "processes", []))
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            worker.join()
+        raise
+    finally:
+        if not workers:
+            vec_env.close()
+
+
+@contextlib.contextmanager
+def _kept_when_interrupted(model: MaskablePPO, run: TrainingRun,
+                           save: Callable[..., Path]) -> Iterator[None]:
+    """On Ctrl-C or SIGTERM in the block, the policy so far saved as ``interrupted.pt`` and
+    named in one line on standard error; then the interrupt goes on."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        kept = save(model, run.interrupted)
+        evaluations = f", the evaluations in {run.csv}" if run.csv.is_file() else ""
+        print(f"interrupted at step {model.num_timesteps:,} of {run.config.train.timesteps:,}:"
+              f" the policy so far is in {kept} (it plays as ppo:{kept}){evaluations}",
+              file=sys.stderr, flush=True)
+        raise
 
 
 def _copy(source: Path, destination: Path) -> None:
