@@ -19,7 +19,7 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from tris_envs import cli
-from tris_envs.agents import PolicyOpponent, PPOAgent, make_agent
+from tris_envs.agents import AgentSpec, PolicyOpponent, PPOAgent, make_agent
 from tris_envs.agents import ppo as ppo_module
 from tris_envs.agents.ppo_file import CheckpointError, PickledPolicyError, read_policy
 from tris_envs.core.game import resolve_chance
@@ -64,13 +64,6 @@ def model(game: str, extractor: str = "mlp") -> MaskablePPO:
                        batch_size=32, seed=0, device="cpu", policy_kwargs=policy_kwargs(network))
 
 
-@pytest.fixture(autouse=True)
-def no_trusted_files(monkeypatch):
-    """Each test starts with no file trusted (``--trust-pickle`` marks files in the
-    environment of the process; monkeypatch puts it back)."""
-    monkeypatch.setenv(ppo_module.TRUSTED_FILES, "")
-
-
 def probabilities(policy, game: str, n: int = 40) -> np.ndarray:
     """The policy's masked probabilities over ``n`` positions of random games."""
     rules = make_game(game)
@@ -105,6 +98,37 @@ def test_a_pickle_that_runs_code_is_refused_without_trust(write, tmp_path):
     with pytest.raises(CheckpointError):
         ppo_module.load_policy(path, trust_pickle=True)
     assert marker.exists()
+
+
+def test_trust_is_each_calls_own_never_the_environments_nor_an_earlier_calls(tmp_path,
+                                                                          monkeypatch):
+    marker = tmp_path / "ran"
+    path = evil_pt(tmp_path / "evil.pt", marker)
+    monkeypatch.setenv("TRIS_ENVS_TRUST_PICKLE", str(path))    # what --trust-pickle once set
+    for load in (lambda: ppo_module.load_policy(path), lambda: make_agent(f"ppo:{path}").act(
+            make_game("tris1"), make_game("tris1").initial_state())):
+        with pytest.raises(PickledPolicyError):
+            load()
+    with pytest.raises(SystemExit):
+        cli.main(["eval", "tris1", f"ppo:{path}", "random", "--games", "2"])
+    assert not marker.exists()
+    with pytest.raises(CheckpointError):                         # trusted: its code runs
+        ppo_module.load_policy(path, trust_pickle=True)
+    assert marker.exists()
+    marker.unlink()
+    with pytest.raises(PickledPolicyError):                      # and the next call's own
+        ppo_module.load_policy(path, trust_pickle=False)
+    assert not marker.exists()
+
+
+def test_a_spec_carries_trust_to_its_agent_and_never_in_its_text():
+    spec = AgentSpec.parse("ppo:old.zip")
+    trusted, = ppo_module.trusted_specs([spec])
+    assert trusted.trust_pickle and not spec.trust_pickle
+    assert str(trusted) == "ppo:old.zip" and not AgentSpec.parse(str(trusted)).trust_pickle
+    assert ppo_module.trusted_specs([AgentSpec("mcts")]) == [AgentSpec("mcts")]
+    with pytest.raises(ValueError, match="trust_pickle=True must be False here"):
+        AgentSpec("mcts", trust_pickle=True)
 
 
 def test_the_commands_refuse_a_pickle_in_one_line(tmp_path, capsys):
@@ -144,6 +168,9 @@ def test_trust_pickle_loads_stable_baselines3_files(tmp_path, capsys):
                   "--opponents", f"random,ppo:{legacy}"]):
         assert cli.main([*args, "--trust-pickle"]) == 0, capsys.readouterr().err
     capsys.readouterr()
+    for path in (legacy, archive):          # the commands' trust ended with them
+        with pytest.raises(PickledPolicyError):
+            ppo_module.load_policy(path)
     done = subprocess.run([sys.executable, "-m", "tris_envs.cli", "eval", "tris1",
                            f"ppo:{legacy}", "random", "--games", "2", "--processes", "2",
                            "--trust-pickle"], capture_output=True, text=True, timeout=300)

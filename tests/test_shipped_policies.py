@@ -44,14 +44,13 @@ def test_shipped_policy_is_small_and_plays(game):
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_shipped_policy_plays_as_it_did_before_its_conversion(game, monkeypatch):
+def test_shipped_policy_plays_as_it_did_before_its_conversion(game):
     """``tests/data/shipped_ppo_probabilities.npz``: 32 positions per game (the mover's
     observation and legal mask, from random games) and the probabilities the shipped policies
     gave there when they were Stable-Baselines3 pickles; the weights-only files that replaced
     them load without trusting anything and give the same: bit for bit on the CPU that made
     the data, within float32 rounding (a relative 1e-5) on others, whose kernels add up in
     another order (seen: 4e-6 on an AMD EPYC)."""
-    monkeypatch.setenv(ppo_module.TRUSTED_FILES, "")
     path = ppo_module.shipped_checkpoint(game)
     saved = torch.load(path, weights_only=True)
     assert set(saved) == {"header", "state_dict"}

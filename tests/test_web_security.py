@@ -14,7 +14,6 @@ from __future__ import annotations
 import gc
 import http.client
 import json
-import os
 import select
 import shutil
 import socket
@@ -549,24 +548,3 @@ def test_random_specs_and_bodies_get_a_4xx_with_a_message_never_a_5xx(
     status, answer = app.post(path, body)
     event(f"{route}: {status}")
     assert status == 200 or (400 <= status < 500 and answer["error"]), (path, body, answer)
-
-
-def test_serve_drops_the_trusted_pickles_a_shell_passed_down(monkeypatch, tmp_path, capsys):
-    from tris_envs.agents.ppo import TRUSTED_FILES
-    from tris_envs.web import server
-
-    seen = []
-
-    class Stub:
-        server_port = 8000
-
-        def serve_forever(self) -> None:
-            seen.append(TRUSTED_FILES in os.environ)
-
-        def server_close(self) -> None:
-            pass
-
-    monkeypatch.setenv(TRUSTED_FILES, str(tmp_path / "downloaded.pt"))
-    monkeypatch.setattr(server, "make_server", lambda *args: Stub())
-    server.serve()
-    assert seen == [False] and "loopback only" in capsys.readouterr().out

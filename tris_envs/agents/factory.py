@@ -59,7 +59,7 @@ def make_agent(spec: AgentSpec | str, rng: np.random.Generator | None = None) ->
     if family == "az":
         return AZAgent(spec.path, spec.simulations, rng=rng, settings=dict(spec.settings))
     if family == "ppo":
-        return PPOAgent(spec.path, rng=rng)
+        return PPOAgent(spec.path, rng=rng, trust_pickle=spec.trust_pickle)
     if family == "mcts":
         if spec.simulations is None and spec.seconds is None:
             return MCTSAgent(rng=rng)

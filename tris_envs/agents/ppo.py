@@ -17,9 +17,12 @@ shipped in ``tris_envs/checkpoints/<game>.pt`` (:func:`shipped_checkpoint`) are 
 
 Stable-Baselines3's own files (a ``MaskablePPO`` zip of ``model.save``, a ``.pt`` of
 ``policy.save``, which this package wrote before) are pickles: loading one runs code from
-it. They load only with ``trust_pickle=True`` (the commands' ``--trust-pickle``, which
-marks the files named on the command line as trusted: :func:`trust_pickle_specs`);
-:func:`convert` rewrites one as a policy file once.
+it. They load only where the call says so, ``trust_pickle=True`` on each call (a
+:class:`PPOAgent` keeps it, and a spec carries it to a match's workers:
+:attr:`AgentSpec.trust_pickle <tris_envs.agents.AgentSpec.trust_pickle>`, which the
+commands' ``--trust-pickle`` sets, :func:`trusted_specs`); nothing else, no environment
+variable nor an earlier trusted load, makes a call trust a file. :func:`convert` rewrites
+one as a policy file once.
 
 :class:`PolicyOpponent` is the same policy in the ``policy(observation, action_mask)`` form that
 :class:`~tris_envs.envs.SingleAgentEnv` accepts as an opponent (self-play snapshots); it
@@ -40,9 +43,9 @@ the agents a match builds for each game share one network.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import io
-import os
 import zipfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -70,18 +73,13 @@ if TYPE_CHECKING:
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 __all__ = ["CheckpointError", "PickledPolicyError", "PolicyOpponent", "PPOAgent", "convert",
-           "load_policy", "export_policy", "shipped_checkpoint", "trust_pickle_specs"]
+           "load_policy", "export_policy", "shipped_checkpoint", "trusted_specs"]
 
 TRAIN_EXTRA = "pip install 'tris_envs[train]'"
 """How to install what this module needs."""
 
 MODEL_CACHE_SIZE = 32
 """Loaded policies kept per process (least recently used dropped first)."""
-
-TRUSTED_FILES = "TRIS_ENVS_TRUST_PICKLE"
-"""The environment variable listing (``os.pathsep`` between them) the resolved paths of the
-pickled policy files the user trusts: :func:`trust_pickle_files` sets it for this process
-and the workers it starts."""
 
 _POLICIES: LRUCache[tuple[str, int, int, bool], MaskableActorCriticPolicy] = LRUCache(
     MODEL_CACHE_SIZE)
@@ -119,31 +117,20 @@ def shipped_checkpoint(game: str) -> Path:
     return path
 
 
-def trust_pickle_files(paths: Iterable[str | Path]) -> None:
-    """Trust the pickled policy files at ``paths``: this process and the workers it starts
-    (they inherit :data:`TRUSTED_FILES`) load them with ``trust_pickle=True``."""
-    known = [name for name in os.environ.get(TRUSTED_FILES, "").split(os.pathsep) if name]
-    known += [str(Path(path).expanduser().resolve()) for path in paths]
-    os.environ[TRUSTED_FILES] = os.pathsep.join(dict.fromkeys(known))
-
-
-def trust_pickle_specs(specs: Iterable[AgentSpec]) -> None:
-    """Trust the files of the ``ppo:<path>`` specs among ``specs`` (``--trust-pickle``)."""
-    trust_pickle_files(spec.path for spec in specs
-                       if spec.family == "ppo" and spec.path is not None)
-
-
-def _trusted(path: Path) -> bool:
-    """Whether :func:`trust_pickle_files` named ``path`` (resolved)."""
-    return str(path) in os.environ.get(TRUSTED_FILES, "").split(os.pathsep)
+def trusted_specs(specs: Iterable[AgentSpec]) -> list[AgentSpec]:
+    """``specs`` with each ``ppo`` spec's agent trusted to load a pickled file
+    (:attr:`AgentSpec.trust_pickle <tris_envs.agents.AgentSpec.trust_pickle>`:
+    ``--trust-pickle``); the others as they are."""
+    return [dataclasses.replace(spec, trust_pickle=True) if spec.family == "ppo" else spec
+            for spec in specs]
 
 
 def load_policy(path: str | Path, trust_pickle: bool = False) -> MaskableActorCriticPolicy:
     """The policy saved at ``path``, on the CPU. Cached per process.
 
     A policy file (weights and header) loads as it is. A Stable-Baselines3 pickle (a
-    ``MaskablePPO`` zip, a ``policy.save`` ``.pt``) loads only with ``trust_pickle`` or where
-    :func:`trust_pickle_files` named it: unpickling runs code from the file.
+    ``MaskablePPO`` zip, a ``policy.save`` ``.pt``) loads only with ``trust_pickle``, this
+    call's: unpickling runs code from the file.
 
     Raises:
         ImportError: the train extra is not installed.
@@ -154,9 +141,8 @@ def load_policy(path: str | Path, trust_pickle: bool = False) -> MaskableActorCr
     _require_train_extra()
     resolved = _checkpoint_path(path)
     stat = resolved.stat()
-    trusted = trust_pickle or _trusted(resolved)
-    key = (str(resolved), stat.st_size, stat.st_mtime_ns, trusted)
-    return _POLICIES.get(key, lambda: _load_file(resolved, str(path), trusted))
+    key = (str(resolved), stat.st_size, stat.st_mtime_ns, trust_pickle)
+    return _POLICIES.get(key, lambda: _load_file(resolved, str(path), trust_pickle))
 
 
 def _load_file(path: Path, shown: str, trusted: bool) -> MaskableActorCriticPolicy:
@@ -309,7 +295,8 @@ class PPOAgent:
         deterministic: Play the most probable legal action instead of sampling.
         trust_pickle: Also load a Stable-Baselines3 pickle at ``source`` (a ``MaskablePPO``
             zip, a ``policy.save`` ``.pt``): unpickling runs code from the file, so pass it
-            only for a file you trust.
+            only for a file you trust. A pickled copy of the agent (a match's worker) keeps
+            it.
 
     Raises:
         ImportError: the train extra is not installed (``pip install 'tris_envs[train]'``).

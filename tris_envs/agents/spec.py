@@ -129,6 +129,7 @@ class AgentSpec:
     ``AgentSpec.parse("mcts:300")`` reads the text; ``str(spec)`` writes it back
     (``AgentSpec.parse(str(spec)) == spec``). A budget field left ``None`` is the agent's
     default. Picklable, hashable, comparable: what a match sends to its workers.
+    ``trust_pickle`` is never in a text: a spec read from one trusts no pickle.
 
     Attributes:
         family: One of :data:`FAMILIES` (``"mcts"``, ``"az"``, ``"openspiel-mcts"``).
@@ -142,6 +143,10 @@ class AgentSpec:
             order written (names of
             :data:`~tris_envs.agents.search_settings.SPEC_SETTINGS`, each once; needs
             ``simulations``).
+        trust_pickle: A ``ppo`` spec's agent also loads a pickled Stable-Baselines3 file
+            (unpickling runs code from it): what ``--trust-pickle`` sets
+            (:func:`~tris_envs.agents.ppo.trusted_specs`), carried to the match's workers
+            with the spec.
 
     Raises:
         ValueError: a field the family does not take, or a value out of range.
@@ -154,6 +159,7 @@ class AgentSpec:
     decisive: bool = False
     path: str | None = None
     settings: tuple[tuple[str, bool | int | float], ...] = ()
+    trust_pickle: bool = False
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:
@@ -195,6 +201,10 @@ class AgentSpec:
                                  "in a spec (it holds ':' or reads as a budget)")
         if self.settings:
             self._check_settings()
+        if not isinstance(self.trust_pickle, bool) or (self.trust_pickle
+                                                       and self.family != "ppo"):
+            raise ValueError(f"agent spec {self.family}: trust_pickle={brief(self.trust_pickle)} "
+                             "must be False here (True only for a ppo spec)")
 
     def _check_settings(self) -> None:
         """``settings``' pairs: ``az`` with a budget, known names once, values in range."""

@@ -61,7 +61,7 @@ def agent_spec(text: str) -> AgentSpec:
 
 def add_trust_pickle_argument(parser: argparse.ArgumentParser) -> None:
     """``--trust-pickle`` on ``parser`` (``tris-envs evaluate``, ``eval``, ``tournament``,
-    ``play``): see :func:`tris_envs.agents.ppo.trust_pickle_specs`."""
+    ``play``): see :func:`tris_envs.agents.ppo.trusted_specs`."""
     parser.add_argument("--trust-pickle", action="store_true", help=TRUST_PICKLE_HELP)
 
 

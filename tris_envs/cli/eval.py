@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from tris_envs.agents.ppo import trust_pickle_specs
+from tris_envs.agents.ppo import trusted_specs
 from tris_envs.cli.arguments import (
     GAME_HELP,
     GAMES,
@@ -34,7 +34,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> None:
     if args.trust_pickle:
-        trust_pickle_specs(args.agents)
+        args.agents = trusted_specs(args.agents)
     game = game_for_metrics(args)
     with journal(args, args.games) as records, Progress(
             f"eval {args.game}", args.games, quiet=args.quiet) as progress:

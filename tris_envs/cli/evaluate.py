@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tris_envs.agents import AgentSpec, make_agent
-from tris_envs.agents.ppo import trust_pickle_files, trust_pickle_specs
+from tris_envs.agents.ppo import trusted_specs
 from tris_envs.cli.arguments import add_trust_pickle_argument
 from tris_envs.durable import Terminated, sigterm_as_interrupt
 from tris_envs.evaluation.checkpoint import evaluate_checkpoint, format_table, solver_reference
@@ -92,8 +92,7 @@ def _evaluated(args: argparse.Namespace) -> int:
             texts = [s.strip() for s in args.opponents.split(",") if s.strip()]
         opponents = [AgentSpec.parse(text) for text in texts]
         if args.trust_pickle:
-            trust_pickle_files([args.checkpoint])
-            trust_pickle_specs(opponents)
+            opponents = trusted_specs(opponents)
         for spec in opponents:
             make_agent(spec)
         # the solver's reference match is played too where the solver is an opponent
@@ -105,6 +104,7 @@ def _evaluated(args: argparse.Namespace) -> int:
                                           deterministic=not args.stochastic,
                                           judge_moves=not args.no_judge,
                                           simulations=args.simulations,
+                                          trust_pickle=args.trust_pickle,
                                           progress=progress.advance)
             reference = (solver_reference(game, args.games, args.seed, args.processes,
                                           progress.advance)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from tris_envs.agents.ppo import trust_pickle_specs
+from tris_envs.agents.ppo import trusted_specs
 from tris_envs.cli.arguments import (
     GAME_HELP,
     GAMES,
@@ -39,7 +39,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> None:
     if args.trust_pickle:
-        trust_pickle_specs([args.opponent])
+        args.opponent = trusted_specs([args.opponent])[0]
     game = make_game(args.game, **parse_options(args.option))
     play_session(game, args.opponent, 0 if args.first else 1, args.seed,
                  warn=not args.no_warn)

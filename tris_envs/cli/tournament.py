@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tris_envs.agents.ppo import trust_pickle_specs
+from tris_envs.agents.ppo import trusted_specs
 from tris_envs.cli.arguments import (
     GAME_HELP,
     GAMES,
@@ -39,7 +39,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> None:
     if args.trust_pickle:
-        trust_pickle_specs(args.agents)
+        args.agents = trusted_specs(args.agents)
     game = game_for_metrics(args)
     heatmap = heatmap_path(args.heatmap) if args.heatmap else None
     pairs = len(args.agents) * (len(args.agents) - 1) // 2

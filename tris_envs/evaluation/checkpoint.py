@@ -50,13 +50,15 @@ class OpponentResult:
 
 
 def checkpoint_agent(checkpoint: str | Path, game: Game, deterministic: bool = True,
-                     simulations: int | None = None) -> AgentSource:
+                     simulations: int | None = None,
+                     trust_pickle: bool = False) -> AgentSource:
     """What plays ``checkpoint`` in a match: for an AlphaZero network (``.npz``) its
     :class:`~tris_envs.agents.AgentSpec` (``simulations`` ``None``: the network's own
     search budget), else a
     factory of :class:`~tris_envs.agents.PPOAgent` (``deterministic``: its most probable
-    legal move). The file is read once here, so a missing or unreadable one fails before
-    any match starts.
+    legal move; ``trust_pickle``: it may be a pickled Stable-Baselines3 file, which runs code
+    from it). The file is read once here, so a missing or unreadable one fails before any
+    match starts.
 
     Raises:
         FileNotFoundError: no checkpoint file.
@@ -69,8 +71,9 @@ def checkpoint_agent(checkpoint: str | Path, game: Game, deterministic: bool = T
         return AgentSpec("az", simulations=simulations, path=str(checkpoint))
     if simulations is not None:
         raise ValueError("simulations apply to AlphaZero networks (.npz) only")
-    load_policy(checkpoint)
-    return functools.partial(PPOAgent, checkpoint, deterministic=deterministic)
+    load_policy(checkpoint, trust_pickle)
+    return functools.partial(PPOAgent, checkpoint, deterministic=deterministic,
+                             trust_pickle=trust_pickle)
 
 
 def evaluate_checkpoint(checkpoint: str | Path, game: Game,
@@ -78,7 +81,8 @@ def evaluate_checkpoint(checkpoint: str | Path, game: Game,
                         n_games: int, seed: int, processes: int = 1,
                         deterministic: bool = True, judge_moves: bool = True,
                         simulations: int | None = None,
-                        progress: Callable[[int], None] | None = None) -> list[OpponentResult]:
+                        progress: Callable[[int], None] | None = None,
+                        trust_pickle: bool = False) -> list[OpponentResult]:
     """Play the checkpoint against each opponent; judge its moves where a solver exists.
 
     Args:
@@ -93,6 +97,8 @@ def evaluate_checkpoint(checkpoint: str | Path, game: Game,
         deterministic: A PPO checkpoint plays its most probable legal move.
         judge_moves: Count the checkpoint's solver-optimal moves (solvable games only).
         simulations: Of an AlphaZero network's search (``None``: the ``az`` default).
+        trust_pickle: The PPO checkpoint may be a pickled Stable-Baselines3 file (loading
+            it runs code from it: ``--trust-pickle``).
         progress: Called with the number of games just finished (see
             :func:`~tris_envs.evaluation.play_match`).
 
@@ -102,7 +108,7 @@ def evaluate_checkpoint(checkpoint: str | Path, game: Game,
         FileNotFoundError: no checkpoint file.
     """
     specs = parsed_sources(opponents)
-    source = checkpoint_agent(checkpoint, game, deterministic, simulations)
+    source = checkpoint_agent(checkpoint, game, deterministic, simulations, trust_pickle)
     judge = judge_moves and GAMES[game.info.name].solvable
     results = []
     for opponent, spec in zip(opponents, specs):

@@ -54,7 +54,6 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import json
-import os
 import socket
 import sys
 import threading
@@ -68,7 +67,6 @@ from importlib import resources
 from typing import Any
 
 from tris_envs.agents.factory import AGENT_HELP
-from tris_envs.agents.ppo import TRUSTED_FILES
 from tris_envs.core.errors import brief
 from tris_envs.games import GAMES
 from tris_envs.web import catalogue
@@ -534,10 +532,8 @@ def _loopback(host: str) -> bool:
 def serve(host: str = "127.0.0.1", port: int = 8000, limits: Limits | None = None) -> None:
     """Serve the app until interrupted (Ctrl-C), printing its address and limits.
 
-    The server trusts no pickle: a list of trusted policy files that the shell passed down
-    (:data:`~tris_envs.agents.ppo.TRUSTED_FILES`, which ``--trust-pickle`` of the other
-    commands sets) is dropped before anything is served."""
-    os.environ.pop(TRUSTED_FILES, None)
+    The server trusts no pickle: the specs it reads from a page never carry
+    :attr:`~tris_envs.agents.AgentSpec.trust_pickle`."""
     limits = limits or Limits()
     server = make_server(host, port, limits)
     print(f"tris-envs serve: listening on http://{url_host(host)}:{server.server_port}/ "
