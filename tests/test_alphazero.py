@@ -3,10 +3,22 @@ and JAX forward passes agree; files round-trip and bad ones are refused; the az 
 
 from __future__ import annotations
 
+import dataclasses
+import io
+
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from tris_envs.agents.az_network import NetConfig, Network, load, masked_softmax, save
+from tris_envs.agents.az_network import (
+    HEADER,
+    NetConfig,
+    Network,
+    load,
+    masked_softmax,
+    save,
+)
 from tris_envs.agents.search_settings import SearchSettings
 from tris_envs.games import GAMES
 
@@ -255,8 +267,14 @@ NEW_HEADER = GOOD_HEADER | {"format": 3}
     ({k: v for k, v in GOOD_HEADER.items() if k != "width"}, "its header lacks the field "
                                                                "'width'"),
     ({k: v for k, v in GOOD_HEADER.items() if k != "format"}, "lacks the field 'format'"),
-    (GOOD_HEADER | {"width": "4"}, "header field width='4' must be an integer >= 1"),
-    (GOOD_HEADER | {"blocks": -1}, "header field blocks=-1 must be an integer >= 0"),
+    (GOOD_HEADER | {"width": "4"}, "header field width='4' must be an integer in [1, 4096]"),
+    (GOOD_HEADER | {"blocks": -1}, "header field blocks=-1 must be an integer in [0, 64]"),
+    (GOOD_HEADER | {"blocks": 10**6}, "header field blocks=1000000 must be an integer in "
+                                      "[0, 64]"),
+    (GOOD_HEADER | {"width": 10**100}, "0... (101 characters) must be an integer in "
+                                       "[1, 4096]"),
+    (GOOD_HEADER | {"width": 2048, "blocks": 64}, "header fields width=2048 and blocks=64 "
+                                                  "make a network of 4,8"),
     (GOOD_HEADER | {"game": 7}, "header field game=7 must be a string"),
     (GOOD_HEADER | {"options": [1]}, "header field options=[1] must be a table"),
     (GOOD_HEADER | {"decisive": "yes"}, "header field decisive='yes' must be true or false"),
@@ -271,7 +289,11 @@ NEW_HEADER = GOOD_HEADER | {"format": 3}
     (NEW_HEADER | {"search": {"simulations": -1}}, "header field search.simulations=-1 must be "
                                                     "an integer >= 0"),
     (NEW_HEADER | {"search": {"batch": 0}}, "header field search.batch=0 must be an integer "
-                                            ">= 1"),
+                                            "in [1, 4096]"),
+    (NEW_HEADER | {"search": {"batch": 10**6}}, "header field search.batch=1000000 must be an "
+                                                "integer in [1, 4096]"),
+    (GOOD_HEADER | {"batch": 10**6}, "header field batch=1000000 must be an integer in "
+                                     "[0, 4096]"),
     (NEW_HEADER | {"search": {"depth": 3}}, "header field search.depth is not a search "
                                             "setting"),
     (NEW_HEADER | {"search": [1]}, "header field search=[1] must be a table"),
@@ -293,6 +315,97 @@ def test_a_bad_header_is_one_line_naming_the_file_and_the_field(header, message,
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and message in err and "Traceback" not in err
     assert err.strip().count("\n") == 0
+
+
+def _load_counting_reads(path, game, monkeypatch):
+    """``load(path, game)``, or the error it raises, and the arrays it read meanwhile."""
+    from tris_envs.agents import az_network
+
+    reads = []
+    read = az_network._read
+
+    def counted(archive, key, name):
+        reads.append(key)
+        return read(archive, key, name)
+
+    monkeypatch.setattr(az_network, "_read", counted)
+    try:
+        return load(path, game), reads
+    except ValueError as error:
+        return error, reads
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=300),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=300), inner,
+                                                                max_size=3), max_leaves=10)
+FIELDS = [*HEADER, *(f"search.{field.name}" for field in dataclasses.fields(SearchSettings)),
+          "colour", "x" * 500]
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(key=st.sampled_from(["width", "blocks", "search.batch"]),
+       value=st.integers(min_value=5000, max_value=10**40))
+def test_a_size_beyond_its_bound_is_refused_naming_it_before_any_weight_is_read(
+        tmp_path, monkeypatch, key, value):
+    game = GAMES["tris1"].make()
+    weights = Network(game, NetConfig("tris1", {}, 4, 1), rng=np.random.default_rng(0)).weights
+    header = NEW_HEADER | ({"search": {"batch": value}} if key == "search.batch"
+                           else {key: value})
+    path = _write(tmp_path / "net.npz", header, weights)
+    with monkeypatch.context() as patch:
+        result, reads = _load_counting_reads(path, game, patch)
+    assert isinstance(result, ValueError) and reads == ["__config__"]
+    assert f"header field {key}=" in str(result) and "\n" not in str(result)
+    assert len(str(result)) < len(str(path)) + 200, result
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(key=st.sampled_from(FIELDS), value=JSON_VALUES)
+def test_any_header_value_loads_or_is_one_short_line(tmp_path, monkeypatch, key, value):
+    game = GAMES["tris1"].make()
+    weights = Network(game, NetConfig("tris1", {}, 4, 1), rng=np.random.default_rng(0)).weights
+    table, _, name = key.rpartition(".")
+    header = dict(NEW_HEADER)
+    if table:
+        header["search"] = {name: value}
+    else:
+        header[key] = value
+    path = _write(tmp_path / "net.npz", header, weights)
+    with monkeypatch.context() as patch:
+        result, reads = _load_counting_reads(path, game, patch)
+    if isinstance(result, ValueError):
+        message = str(result)
+        assert message.startswith(f"network {str(path)!r}") and "\n" not in message
+        assert len(message) < len(str(path)) + 300, message
+        if key in ("width", "blocks"):          # the weights are read only where they fit
+            assert reads == ["__config__"]
+
+
+def test_an_array_whose_header_claims_a_huge_shape_is_refused_before_it_is_read(tmp_path):
+    """An ``.npy`` member whose own header says it holds 10**12 numbers (it holds none):
+    NumPy would allocate them before finding out; the loader compares the shape first."""
+    import zipfile
+
+    game = GAMES["tris1"].make()
+    network = Network(game, NetConfig("tris1", {}, 4, 1), rng=np.random.default_rng(0))
+    path = save(network, tmp_path / "net.npz")
+    forged = tmp_path / "forged.npz"
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(forged, "w") as target:
+        for info in source.infolist():
+            data = source.read(info.filename)
+            if info.filename == "stem.w.npy":
+                member = io.BytesIO()
+                np.lib.format.write_array_header_1_0(member, {
+                    "descr": "<f4", "fortran_order": False, "shape": (10**12,)})
+                data = member.getvalue()
+            target.writestr(info.filename, data)
+    with pytest.raises(ValueError, match=r"its weights do not fit the network its header "
+                                         r"describes: weights 'stem.w' of shape "
+                                         r"\(1000000000000,\), not \(3, 3, 2, 4\)"):
+        load(forged, game)
 
 
 @pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning",

@@ -134,6 +134,45 @@ def test_a_time_budget_stops_a_batched_search():
     assert search.last_simulations >= 1 and root.visits == search.last_simulations + 1
 
 
+def narrow_position(game, seed=0):
+    """A position of ``game`` with exactly two legal moves (every later descent collides)."""
+    rng = np.random.default_rng(seed)
+    while True:
+        for state in positions(game, seed=int(rng.integers(1 << 30)), count=30):
+            if len(game.legal_actions(state)) == 2:
+                return state
+
+
+def test_a_batch_larger_than_the_simulations_gathers_no_more_than_them(monkeypatch):
+    game = make_game("tant_fant")
+    state = narrow_position(game)
+    evaluator = CountingEvaluator()
+    search = Search(1.25, evaluator, batch_size=4096, rng=np.random.default_rng(0))
+    descents = []
+    select = search.select_leaf
+    monkeypatch.setattr(search, "select_leaf", lambda root: descents.append(1) or select(root))
+    root = search.run(game, state, Uniforms(np.random.default_rng(0)).draw, 10)
+    assert search.last_simulations <= 10 and sum(evaluator.calls) <= 11
+    # with two moves each round collides at once: no more collisions than simulations
+    assert len(descents) <= 2 * 10 + 2, len(descents)
+    assert root.visits == search.last_simulations + 1
+
+
+def test_a_batched_search_stops_gathering_once_its_deadline_has_passed(monkeypatch):
+    """A clock that moves a second a reading: the deadline passes during the first round,
+    which stops gathering there, not after the batch's 4096 leaves."""
+    game, network = small_network("tris2")
+    evaluator = CountingEvaluator()
+    search = Search(1.25, evaluator, batch_size=4096, rng=np.random.default_rng(0))
+    clock = iter(range(10**6))
+    monkeypatch.setattr("tris_envs.agents.mcts.time.perf_counter", lambda: float(next(clock)))
+    state = positions(game, seed=3, count=1)[0]
+    root = search.run(game, state, Uniforms(np.random.default_rng(0)).draw, None,
+                      time_budget=2.5)
+    assert 1 <= search.last_simulations <= 4 and sum(evaluator.calls) <= 5, evaluator.calls
+    assert root.visits == search.last_simulations + 1
+
+
 # ----- batch size 1: the sequential search --------------------------------------------------
 def sequential_search(agent, game, state):
     """The search loop before batching, through the public steps (one leaf per call)."""
@@ -459,11 +498,14 @@ def test_bad_playout_mixes_are_refused(mix):
 
 
 # ----- arguments ----------------------------------------------------------------------------
-@pytest.mark.parametrize("batch_size", [0, -3, 1.5, "8", True, None])
+@pytest.mark.parametrize("batch_size", [0, -3, 1.5, "8", True, None, 4097])
 def test_bad_batch_sizes_are_refused(batch_size):
     if batch_size is not None:              # az's None: the network's batch
-        with pytest.raises(ValueError, match="az search setting batch=.* must be an integer >= 1"):
+        with pytest.raises(ValueError, match=r"az search setting batch=.* must be an integer "
+                                             r"in \[1, 4096\]"):
             AZAgent(None, 10, batch=batch_size)
+    if batch_size == 4097:                  # the search itself takes any: it caps its rounds
+        return
     with pytest.raises(ValueError, match="batch_size=.* must be a positive integer"):
         MCTSAgent(10, evaluator=CountingEvaluator(), batch_size=batch_size)
 

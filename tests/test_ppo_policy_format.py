@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import base64
+import copy
+import io
 import json
 import pickle
 import subprocess
@@ -13,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("sb3_contrib")
 import torch
@@ -21,7 +25,14 @@ from sb3_contrib import MaskablePPO
 from tris_envs import cli
 from tris_envs.agents import AgentSpec, PolicyOpponent, PPOAgent, make_agent
 from tris_envs.agents import ppo as ppo_module
-from tris_envs.agents.ppo_file import CheckpointError, PickledPolicyError, read_policy
+from tris_envs.agents.ppo_file import (
+    CheckpointError,
+    PickledPolicyError,
+    header_of,
+    policy_shapes,
+    read_policy,
+    write_policy,
+)
 from tris_envs.core.game import resolve_chance
 from tris_envs.envs import SingleAgentEnv
 from tris_envs.games import make_game
@@ -228,7 +239,7 @@ def _set(key: str, value):
                          "version 1"),
     (_set("game", "chess"), "header field 'game' must be null or one of"),
     (_set("actions", KeyError), "header field 'actions' is missing"),
-    (_set("actions", 0), "header field 'actions' must be an integer >= 1, got 0"),
+    (_set("actions", 0), "header field 'actions' must be an integer in [1, 65536], got 0"),
     (_set("comment", "hi"), "header field 'comment' is not one this version reads"),
     (_set("observation.dtype", "object"), "header field 'observation.dtype' must be one of"),
     (_set("observation.high", "1"), "header field 'observation.high' must be a finite"),
@@ -259,6 +270,117 @@ def test_a_header_that_is_not_json_or_holds_nan_is_refused(tmp_path):
         torch.save({"header": text, "state_dict": saved["state_dict"]}, tmp_path / "bad.pt")
         with pytest.raises(CheckpointError, match=message):
             read_policy(tmp_path / "bad.pt", "bad.pt")
+
+
+# ----- sizes in a header: bounded, and compared with the weights before anything is built ---
+@pytest.fixture(scope="module")
+def cnn_payload() -> dict:
+    """A policy file's header (a dict) and state dict: BoardCNN, so that every size field
+    is there."""
+    buffer = io.BytesIO()
+    write_policy(model("tris2", "cnn").policy, buffer, "tris2")
+    buffer.seek(0)
+    saved = torch.load(buffer, weights_only=True)
+    return {"header": json.loads(saved["header"]), "state_dict": saved["state_dict"]}
+
+
+def _read_with(payload: dict, key: str, value) -> tuple[object, int]:
+    """Read the payload's file with header field ``key`` set to ``value``: what it gives
+    (a policy or the error) and how many networks were built meanwhile."""
+    from sb3_contrib.common.maskable import policies
+
+    header = copy.deepcopy(payload["header"])
+    *tables, last = key.split(".")
+    place = header
+    for table in tables:
+        place = place[table]
+    place[last] = value
+    buffer = io.BytesIO()
+    torch.save({"header": json.dumps(header), "state_dict": payload["state_dict"]}, buffer)
+    buffer.seek(0)
+    built = []
+    build = policies.MaskableActorCriticPolicy
+
+    def counted(*args, **kwargs):
+        built.append(1)
+        return build(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(policies, "MaskableActorCriticPolicy", counted)
+        try:
+            return read_policy(buffer, "big.pt"), len(built)
+        except CheckpointError as error:
+            return error, len(built)
+
+
+SIZE_FIELDS = ("actions", "observation.shape", "network.pi", "network.vf", "network.channels",
+               "network.features_dim", "network.kernel_size")
+HUGE = st.integers(min_value=70_000, max_value=10**40)
+TOO_BIG = {
+    "actions": HUGE, "network.features_dim": HUGE, "network.kernel_size": HUGE,
+    "observation.shape": st.one_of(st.lists(st.integers(300, 10**12), min_size=2, max_size=8),
+                                   st.lists(st.just(1), min_size=9, max_size=100)),
+    "network.pi": st.one_of(st.lists(HUGE, min_size=1, max_size=3),
+                            st.lists(st.just(8), min_size=65, max_size=200)),
+}
+TOO_BIG |= {"network.vf": TOO_BIG["network.pi"], "network.channels": TOO_BIG["network.pi"]}
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=300),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=300), inner,
+                                                                max_size=3), max_leaves=10)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), key=st.sampled_from(SIZE_FIELDS))
+def test_a_size_beyond_its_bound_is_refused_naming_it_before_any_network_is_built(
+        cnn_payload, data, key):
+    value = data.draw(TOO_BIG[key])
+    result, built = _read_with(cnn_payload, key, value)
+    assert isinstance(result, CheckpointError) and built == 0
+    message = str(result)
+    assert f"header field {key!r}" in message or "header field 'network' makes" in message
+    assert "\n" not in message and len(message) < 300, message
+
+
+@settings(max_examples=150, deadline=None)
+@given(key=st.sampled_from(SIZE_FIELDS + ("observation.low", "network.extractor",
+                                          "network.share_features_extractor")),
+       value=JSON_VALUES)
+def test_any_header_value_loads_or_is_one_short_line_and_no_network_is_built_in_vain(
+        cnn_payload, key, value):
+    result, built = _read_with(cnn_payload, key, value)
+    if isinstance(result, CheckpointError):
+        assert built == 0 and "\n" not in str(result) and len(str(result)) < 300, result
+    else:
+        assert built == 1
+
+
+@pytest.mark.parametrize("extractor, share, pi, vf", [
+    ("mlp", True, [16], [16]), ("mlp", False, [], [8, 8]), ("cnn", True, [16], []),
+    ("cnn", False, [4, 4], [16]),
+])
+def test_the_shapes_a_header_names_are_those_of_the_policy_it_builds(extractor, share, pi, vf):
+    network = NetworkSettings(extractor=extractor, channels=[4, 4], features_dim=16,
+                              net_arch=[16])
+    kwargs = policy_kwargs(network) | {"net_arch": {"pi": pi, "vf": vf},
+                                       "share_features_extractor": share}
+    learner = MaskablePPO("MlpPolicy", SingleAgentEnv("tris2", opponent="random"), n_steps=32,
+                          batch_size=32, seed=0, device="cpu", policy_kwargs=kwargs)
+    header = header_of(learner.policy, "tris2", {})
+    assert policy_shapes(header) == {name: tuple(tensor.shape) for name, tensor
+                                     in learner.policy.state_dict().items()}
+
+
+def test_a_file_whose_records_are_compressed_is_refused_before_torch_reads_it(tmp_path):
+    good = ppo_module.export_policy(model("tris1"), tmp_path / "good.pt", "tris1")
+    packed = tmp_path / "packed.pt"
+    with zipfile.ZipFile(good) as source, zipfile.ZipFile(packed, "w",
+                                                          zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            target.writestr(info.filename, source.read(info.filename))
+    with pytest.raises(CheckpointError, match="its records are compressed or larger than the "
+                                              "file"):
+        ppo_module.load_policy(packed)
 
 
 def test_convert_rewrites_a_pickle_that_plays_the_same(tmp_path):

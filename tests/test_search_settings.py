@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from tris_envs.agents import az
+from tris_envs.agents import AgentSpec, az
 from tris_envs.agents.az_network import FORMAT, NetConfig, Network, load, save
 from tris_envs.agents.search_settings import SearchSettings
 from tris_envs.agents.shipped import SHIPPED_DIR
@@ -68,7 +68,8 @@ def test_the_shipped_headers_keep_the_search_settings_in_their_own_table():
 
 @pytest.mark.parametrize("changes, problem", [
     ({"simulations": -1}, "simulations=-1 must be an integer >= 0"),
-    ({"batch": 0}, "batch=0 must be an integer >= 1"),
+    ({"batch": 0}, "batch=0 must be an integer in [1, 4096]"),
+    ({"batch": 10**6}, "batch=1000000 must be an integer in [1, 4096]"),
     ({"mix": 1.5}, "mix=1.5 must be a number in [0, 1]"),
     ({"discount": 0}, "discount=0 must be"),
     ({"decisive": "yes"}, "decisive='yes' must be true or false"),
@@ -77,6 +78,19 @@ def test_bad_search_settings_are_refused_in_one_line(changes, problem):
     with pytest.raises(ValueError) as error:
         SearchSettings(**changes)
     assert problem in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_spec_with_a_huge_batch_is_refused_in_one_line(capsys):
+    from tris_envs.cli import main
+
+    with pytest.raises(ValueError, match=r"search setting batch=1000000 must be an integer in "
+                                         r"\[1, 4096\]"):
+        AgentSpec.parse("az:10:batch=1000000")
+    with pytest.raises(SystemExit):
+        main(["eval", "tris1", "az:10:batch=1000000", "random", "--games", "1"])
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last == ("tris-envs eval: error: argument agent: search setting batch=1000000 must "
+                    "be an integer in [1, 4096]")
 
 
 def test_the_az_agent_merges_its_settings_once_and_builds_one_search(monkeypatch):

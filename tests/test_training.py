@@ -464,7 +464,11 @@ def test_shipped_configs_load(game):
     ("ppo.clip_range=0", "ppo.clip_range=0: must be a number > 0"),
     ("eval.judge_moves=1", "eval.judge_moves=1: must be true or false"),
     ("eval.opponents=[]", "eval.opponents=.*non-empty list"),
-    ("network.net_arch=[64, 0]", "network.net_arch=.*integers >= 1"),
+    ("network.net_arch=[64, 0]", r"network.net_arch=.*integers in \[1, 4096\]"),
+    ("network.net_arch=[5000]", r"network.net_arch=\[5000\]: must be a list of 0 to 64 "
+                                r"integers in \[1, 4096\]"),
+    ("network.features_dim=100000", r"network.features_dim=100000: must be an integer in "
+                                    r"\[1, 4096\]"),
     ("ppo=1", "config key 'ppo' must be a table"),
 ])
 def test_bad_configs_are_named(override, message):

@@ -32,6 +32,36 @@ from typing import Any
 Check = Callable[[Any], "str | None"]
 """A value's check: what is wrong with it, or ``None``."""
 
+LIMITS: dict[str, int] = {
+    "width": 4096,
+    "layers": 64,
+    "kernel": 15,
+    "axes": 8,
+    "observation": 1 << 16,
+    "actions": 1 << 16,
+    "parameters": 1 << 26,
+    "header": 1 << 16,
+    "batch": 4096,
+}
+"""The bounds on the sizes and budgets that a file (a network's or a policy's header, a
+config) or a flag gives, checked where they are read, before anything is allocated:
+
+* ``width``: the units of one layer (a dense layer, a convolution's channels, an ``az``
+  network's trunk);
+* ``layers``: the layers of a list (a PPO head, ``BoardCNN``'s convolutions) and an ``az``
+  network's residual blocks;
+* ``kernel``: a convolution's kernel size;
+* ``axes`` and ``observation``: the axes of an observation and the numbers in it;
+* ``actions``: the actions of a policy;
+* ``parameters``: the weights of one network (256 MiB as ``float32``), counted from its
+  header before its weights are read;
+* ``header``: the characters of a network file's JSON header;
+* ``batch``: the leaves a search evaluates per network call (a batch above the
+  simulations gathers nothing more; 4096 fills a network call many times over).
+
+Each is far above what the games and the shipped networks need (the largest shipped
+network has about 0.5 million weights)."""
+
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
@@ -44,9 +74,12 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int) or isinstance(value, float) and math.isfinite(value)
 
 
-def integer(low: int) -> Check:
-    """An integer ``>= low``."""
-    return lambda v: None if _is_int(v) and v >= low else f"must be an integer >= {low}"
+def integer(low: int, high: int | None = None) -> Check:
+    """An integer ``>= low`` (and ``<= high``, where given)."""
+    if high is None:
+        return lambda v: None if _is_int(v) and v >= low else f"must be an integer >= {low}"
+    return lambda v: (None if _is_int(v) and low <= v <= high
+                      else f"must be an integer in [{low}, {high}]")
 
 
 def number(low: float, high: float | None = None, strict: bool = False) -> Check:
@@ -76,10 +109,12 @@ def flag(value: Any) -> str | None:
 
 
 def sizes(minimum: int) -> Check:
-    """A list of at least ``minimum`` integers ``>= 1`` (layer widths)."""
-    return lambda v: (None if isinstance(v, list) and len(v) >= minimum
-                      and all(_is_int(x) and x >= 1 for x in v)
-                      else f"must be a list of at least {minimum} integers >= 1")
+    """A list of ``minimum`` to ``LIMITS["layers"]`` layer widths, integers in ``[1,
+    LIMITS["width"]]``."""
+    most, widest = LIMITS["layers"], LIMITS["width"]
+    return lambda v: (None if isinstance(v, list) and minimum <= len(v) <= most
+                      and all(_is_int(x) and 1 <= x <= widest for x in v)
+                      else f"must be a list of {minimum} to {most} integers in [1, {widest}]")
 
 
 def specs(value: Any) -> str | None:

@@ -24,7 +24,9 @@ raises :class:`NonFiniteOutputs` rather than let a move be chosen from them.
 from __future__ import annotations
 
 import json
+import math
 import zipfile
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -38,7 +40,7 @@ from tris_envs.core.errors import brief
 from tris_envs.core.game import Game
 from tris_envs.durable import replaced
 from tris_envs.games import game_spec, require, tactics_of
-from tris_envs.settings import Check, flag, integer, number, table
+from tris_envs.settings import LIMITS, Check, flag, integer, number, table
 
 FORMAT = 4
 """Version of the ``.npz`` layout. Format 4 adds where a network comes from: the
@@ -59,13 +61,15 @@ HEADER: dict[str, tuple[Check, Any]] = {
     "format": (lambda v: None if v in (1, 2, 3, FORMAT) and not isinstance(v, bool)
                else f"must be 1 to {FORMAT} (the formats this version reads)", None),
     "game": (_text, None), "options": (table, None),
-    "width": (integer(1), None), "blocks": (integer(0), None),
+    "width": (integer(1, LIMITS["width"]), None),
+    "blocks": (integer(0, LIMITS["layers"]), None),
     "tactics": (flag, False), "trap_planes": (flag, False), "wary_planes": (flag, False),
     "hide_roll": (flag, False), "search": (table, {}), "recipe": (_text, ""),
     "version": (_text, ""),
 }
 """The fields of a network file's header: each one's check and its default (``None``: the
-field is required), in the order of :class:`NetConfig`'s fields after ``format``, then the
+field is required; the sizes bounded by :data:`~tris_envs.settings.LIMITS`), in the order
+of :class:`NetConfig`'s fields after ``format``, then the
 search settings' table (checked by
 :meth:`~tris_envs.agents.search_settings.SearchSettings.from_table`), then the
 :attr:`Network.recipe` and :attr:`Network.version` (format 4; ``""``: not said)."""
@@ -73,7 +77,7 @@ search settings' table (checked by
 PLAY_FIELDS: dict[str, tuple[Check, Any]] = {
     "decisive": (flag, False), "simulations": (integer(0), 0),
     "discount": (number(0, 1), 1.0), "traps": (number(0, 1), 0.0),
-    "mix": (number(0, 1), 0.0), "batch": (integer(0), 0),
+    "mix": (number(0, 1), 0.0), "batch": (integer(0, LIMITS["batch"]), 0),
 }
 """The search settings of a format 1 or 2 header, among its other fields (no ``search``
 table): each one's check and default; ``simulations`` and ``batch`` 0 meant the agents'
@@ -196,11 +200,9 @@ class Network:
         shapes = config.shapes(game)
         if weights is None:
             weights = initial_weights(shapes, rng or np.random.default_rng())
-        wrong = {k: v.shape for k, v in weights.items() if shapes.get(k) != v.shape}
-        missing = set(shapes) - set(weights)
-        if wrong or missing:
-            raise ValueError(f"network weights do not fit {config}: wrong shapes {wrong}, "
-                             f"missing {sorted(missing)}")
+        misfit = weights_misfit({k: v.shape for k, v in weights.items()}, shapes)
+        if misfit:
+            raise ValueError(f"network weights do not fit {brief(config, 200)}: {misfit}")
         self.weights = {k: np.asarray(v, dtype=np.float32) for k, v in weights.items()}
         self.source = "the network"
         """What the network is called in errors (``network '<path>'`` once loaded)."""
@@ -409,6 +411,10 @@ def header_text(network: Network) -> str:
 def load(path: str | Path, game: Game) -> Network:
     """The network saved at ``path``, to play ``game``.
 
+    The arrays' own headers are read first: the JSON header is checked (every size within
+    :data:`~tris_envs.settings.LIMITS`), and each array's shape and type compared to the
+    network it describes, before the weights are read.
+
     Raises:
         FileNotFoundError: no file at ``path``.
         ValueError: not a network file of this format (the header field or the weights
@@ -423,29 +429,33 @@ def load(path: str | Path, game: Game) -> Network:
                          "tris_envs.agents.az_network.save or training/alphazero.py)")
     name = f"network {str(path)!r}"
     try:
-        with np.load(path, allow_pickle=False) as data:
-            text = data["__config__"] if "__config__" in data.files else None
-            weights = {k: data[k] for k in data.files if k != "__config__"}
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
-        raise ValueError(f"{name} cannot be read: {error}") from None
-    if text is None:
-        raise ValueError(f"{name} has no header (__config__): it was not written by "
-                         "tris_envs.agents.az_network.save")
-    try:
-        header = json.loads(str(text)) if text.dtype.kind == "U" and not text.shape else None
-    except (ValueError, RecursionError) as error:
-        raise ValueError(f"{name}: its header is not JSON ({str(error)[:80]})") from None
-    fields = _header_fields(name, header)
-    for key, array in weights.items():
-        if array.dtype.kind not in "fiu":
-            raise ValueError(f"{name}: weights {key!r} are not numbers ({array.dtype})")
+        archive = zipfile.ZipFile(path)
+    except (OSError, zipfile.BadZipFile) as error:
+        raise ValueError(f"{name} cannot be read: {_said(error)}") from None
+    with archive:
+        declared = _declared_arrays(archive, name)
+        shape, dtype = declared.pop("__config__", ((0,), np.dtype(np.int8)))
+        if shape or dtype.kind != "U" or dtype.itemsize > 4 * LIMITS["header"]:
+            raise ValueError(f"{name} has no header (__config__, one JSON text of at most "
+                             f"{LIMITS['header']} characters): it was not written by "
+                             "tris_envs.agents.az_network.save")
+        fields, expected = _checked_header(name, str(_read(archive, "__config__", name)), game)
+        for key, (_, dtype) in declared.items():
+            if dtype.kind not in "fiu":
+                raise ValueError(f"{name}: weights {brief(key, 60)} are not numbers "
+                                 f"({brief(str(dtype), 40)})")
+        misfit = weights_misfit({key: shape for key, (shape, _) in declared.items()}, expected)
+        if misfit:
+            raise ValueError(f"{name}: its weights do not fit the network its header "
+                             f"describes: {misfit}")
+        weights = {key: _read(archive, key, name) for key in declared}
     bad = non_finite(weights)
     if bad:
         raise ValueError(f"{name}: weights {', '.join(map(repr, bad[:3]))} hold values that "
                          "are not finite numbers (NaN or infinite): the file is damaged or "
                          "its training diverged")
     search, recipe, version = (fields.pop(key) for key in ("search", "recipe", "version"))
-    if fields.pop("format") == 1 and "value.w1" in weights:
+    if fields.pop("format") == 1:
         cells = int(np.prod(game.info.observation_shape[:2]))
         weights["value.w1"] = np.tile(weights["value.w1"], (cells, 1)) / cells
     try:
@@ -454,6 +464,94 @@ def load(path: str | Path, game: Game) -> Network:
         raise ValueError(f"{name}: {error}") from None
     network.source, network.recipe, network.version = name, recipe, version
     return network
+
+
+def _declared_arrays(archive: zipfile.ZipFile,
+                     name: str) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
+    """The shape and type of each array of an ``.npz`` archive (by key: its member's name
+    without ``.npy``), read from the arrays' own headers, not their data.
+
+    Raises:
+        ValueError: a member that is not an ``.npy`` array (``name`` starts the message).
+    """
+    declared = {}
+    for member in archive.namelist():
+        if not member.endswith(".npy"):
+            raise ValueError(f"{name} is not a network file (it holds {brief(member, 60)}, "
+                             "not an array)")
+        try:
+            with archive.open(member) as file:
+                version = np.lib.format.read_magic(file)
+                read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                        else np.lib.format.read_array_header_2_0)
+                shape, _, dtype = read(file)
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as error:
+            raise ValueError(f"{name} cannot be read ({brief(member, 60)}: "
+                             f"{_said(error)})") from None
+        declared[member.removesuffix(".npy")] = (shape, dtype)
+    return declared
+
+
+def _read(archive: zipfile.ZipFile, key: str, name: str) -> np.ndarray:
+    """The array ``key`` of an ``.npz`` archive, without pickles.
+
+    Raises:
+        ValueError: the member cannot be read (damaged), ``name`` starting the message.
+    """
+    try:
+        with archive.open(f"{key}.npy") as file:
+            return np.lib.format.read_array(file, allow_pickle=False)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as error:
+        raise ValueError(f"{name} cannot be read: {_said(error)}") from None
+
+
+def _said(error: BaseException) -> str:
+    """An error's message for one line of ours: its first line, at most 160 characters."""
+    return (str(error).splitlines() or [type(error).__name__])[0][:160]
+
+
+def _checked_header(name: str, text: str,
+                    game: Game) -> tuple[dict[str, Any], dict[str, tuple[int, ...]]]:
+    """The fields of the header ``text`` (:func:`_header_fields`) and the shapes of the
+    weights of the network they describe for ``game``, as the file holds them (a format 1
+    file's ``value.w1`` is ``(width, width)``).
+
+    Raises:
+        ValueError: a header that is not JSON or has a bad field, a network for another
+            game, or one of more than ``LIMITS["parameters"]`` weights.
+    """
+    try:
+        header = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise ValueError(f"{name}: its header is not JSON ({str(error)[:80]})") from None
+    fields = _header_fields(name, header)
+    if fields["game"] != game.info.name:
+        raise ValueError(f"{name}: a network for {brief(fields['game'], 60)} cannot play "
+                         f"{game.info.name!r}")
+    config = NetConfig(**{k: v for k, v in fields.items()
+                          if k not in ("format", "search", "recipe", "version")})
+    shapes = config.shapes(game)
+    if fields["format"] == 1:
+        shapes["value.w1"] = (config.width, config.width)
+    count = sum(math.prod(shape) for shape in shapes.values())
+    if count > LIMITS["parameters"]:
+        raise ValueError(f"{name}: header fields width={config.width} and "
+                         f"blocks={config.blocks} make a network of {count:,} weights; at "
+                         f"most {LIMITS['parameters']:,}")
+    return fields, shapes
+
+
+def weights_misfit(have: dict[str, tuple[int, ...]], want: dict[str, tuple[int, ...]]) -> str:
+    """What keeps arrays of the shapes ``have`` (by name) from being weights of the shapes
+    ``want``, in a few words (names and shapes cut short): the first missing, misshapen or
+    extra array; ``""`` when they fit."""
+    for key, shape in want.items():
+        if key not in have:
+            return f"no weights {key!r} (of shape {shape})"
+        if tuple(have[key]) != shape:
+            return f"weights {key!r} of shape {brief(tuple(have[key]), 60)}, not {shape}"
+    extra = next((key for key in have if key not in want), None)
+    return "" if extra is None else f"weights {brief(extra, 60)} of no layer of it"
 
 
 def _header_fields(name: str, header: Any) -> dict[str, Any]:
@@ -473,8 +571,8 @@ def _header_fields(name: str, header: Any) -> dict[str, Any]:
               | PLAY_FIELDS if flat else HEADER)
     unknown = sorted(set(header) - set(layout))
     if unknown:
-        raise ValueError(f"{name}: header field {unknown[0]!r} is not one this version "
-                         f"knows ({', '.join(layout)})")
+        raise ValueError(f"{name}: header field {brief(unknown[0], 60)} is not one this "
+                         f"version knows ({', '.join(layout)})")
     fields = {}
     for key, (check, default) in layout.items():
         if key not in header:

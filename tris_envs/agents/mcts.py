@@ -82,7 +82,9 @@ search gathers up to ``B`` new leaves per evaluator call, as AlphaZero implement
 Each descent leaves a *virtual loss* on its path (a visit and a return of -1 for each node's
 owner) so that the next descent of the round prefers other moves; a descent that runs into
 a leaf already waiting in the round (a *collision*) counts no simulation, keeps its virtual
-loss until the round ends, and after ``B`` collisions the round stops gathering. Descents
+loss until the round ends, and after ``B`` collisions the round stops gathering (``B`` is
+taken as the search's simulations where it is larger, and a search with a time budget
+stops gathering once its deadline has passed). Descents
 that end on a terminal or proven node are backed up at once. Then the gathered leaves are
 evaluated in one call, every virtual loss is taken back and the evaluations are backed up
 in the order the leaves were reached. ``batch_size=1`` is the one-leaf-at-a-time search
@@ -322,6 +324,7 @@ class Search:
             root = self.new_root(game, state, uniform)
         limit = simulations
         deadline = None if time_budget is None else time.perf_counter() + time_budget
+        batch = self.batch_size if limit is None else min(self.batch_size, limit)
         count = 0
         while root.proven is None:
             if limit is not None and count >= limit:
@@ -331,8 +334,8 @@ class Search:
             if self._nodes >= self.max_nodes:
                 break
             if self.batch_size > 1:
-                count += self._batch_round(root, self.batch_size if limit is None
-                                           else min(self.batch_size, limit - count))
+                count += self._batch_round(root, batch if limit is None
+                                           else min(batch, limit - count), batch, deadline)
                 continue
             path, returns = self.select_leaf(root)
             if returns is None and self.evaluator is not None:
@@ -490,16 +493,20 @@ class Search:
                 if not self._prove(n):
                     break
 
-    def _batch_round(self, root: MCTSNode, budget: int) -> int:
+    def _batch_round(self, root: MCTSNode, budget: int, batch: int,
+                     deadline: float | None) -> int:
         """Up to ``budget`` simulations with their new leaves evaluated in one evaluator
-        call (see "Batched leaves" above); the number of simulations run."""
+        call (see "Batched leaves" above); the number of simulations run. The round stops
+        gathering after ``batch`` collisions, and once ``deadline`` (a
+        ``time.perf_counter()``) has passed with a simulation in it."""
         waiting: list[list[MCTSNode]] = []
         leaves: set[MCTSNode] = set()
         collided: list[list[MCTSNode]] = []
         done = 0
-        batch = self.batch_size
         while (done + len(waiting) < budget and len(collided) < batch
-               and root.proven is None and self._nodes < self.max_nodes):
+               and root.proven is None and self._nodes < self.max_nodes
+               and (deadline is None or not done + len(waiting)
+                    or time.perf_counter() < deadline)):
             path, returns = self.select_leaf(root)
             if returns is not None:
                 self.backup(path, returns)

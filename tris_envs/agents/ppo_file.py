@@ -19,9 +19,12 @@ file runs no code from it. The header says what the network is and what it was t
 
 (``game`` is ``null`` where the writer did not name one; an ``"extractor": "cnn"`` network,
 :class:`~tris_envs.agents.ppo.BoardCNN`, adds ``channels``, ``features_dim`` and
-``kernel_size``). Every field is checked when the file is read, and a bad one is named in
-one line (:class:`CheckpointError`); the weights must be finite and fit the header's network
-exactly.
+``kernel_size``). Every field is checked when the file is read, every size within
+:data:`~tris_envs.settings.LIMITS`, and a bad one is named in one line
+(:class:`CheckpointError`); the weights must be finite and have exactly the names and shapes
+of the header's network, compared before the network is built. The archive's records must
+be stored as ``torch.save`` stores them (not compressed), so reading a file never takes
+more memory than the file's own size.
 
 Stable-Baselines3's own files (a ``MaskablePPO`` zip of ``model.save``, a ``.pt`` of
 ``policy.save``, the format of this package's earlier versions) are pickles: loading one runs
@@ -41,11 +44,12 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from tris_envs.agents.az_network import weights_misfit
 from tris_envs.agents.board_cnn import board_cnn
 from tris_envs.durable import replaced
 from tris_envs.games import GAMES
 from tris_envs.machine import package_version
-from tris_envs.settings import Check, flag, integer, one_of, sizes
+from tris_envs.settings import LIMITS, Check, flag, integer, one_of, sizes
 
 if TYPE_CHECKING:
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
@@ -88,9 +92,15 @@ def read_policy(source: Path | io.BytesIO, shown: str) -> MaskableActorCriticPol
     """
     import torch
 
-    if not _is_zip(source):
+    records = _zip_records(source)
+    if records is None:
         raise CheckpointError(f"checkpoint {shown!r} cannot be read (not a PyTorch file); "
                               "expected a policy .pt written by tris-envs train ppo")
+    if any(r.compress_type != zipfile.ZIP_STORED or r.compress_size != r.file_size
+           for r in records) or sum(r.file_size for r in records) > _size(source):
+        raise CheckpointError(f"checkpoint {shown!r} cannot be read (its records are "
+                              "compressed or larger than the file: torch.save wrote no such "
+                              "file)")
     try:
         payload = torch.load(source, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError:
@@ -218,8 +228,8 @@ def check_header(header: Any, shown: str) -> dict[str, Any]:
             raise fail(key, "must be a JSON object")
         for name in value:
             if name not in required:
-                raise fail(f"{key}.{name}".lstrip("."), f"is not one this version reads "
-                           f"(it reads {', '.join(required)})")
+                raise fail(f"{key}.{str(name)[:60]}".lstrip("."), f"is not one this version "
+                           f"reads (it reads {', '.join(required)})")
         for name, check in required.items():
             where = f"{key}.{name}".lstrip(".")
             if name not in value:
@@ -239,9 +249,10 @@ def check_header(header: Any, shown: str) -> dict[str, Any]:
         "game": lambda v: None if v is None or v in GAMES else
         f"must be null or one of {', '.join(GAMES)}",
         "game_options": lambda v: None if isinstance(v, dict) else "must be a JSON object",
-        "observation": _anything, "actions": integer(1), "network": _anything})
+        "observation": _anything, "actions": integer(1, LIMITS["actions"]),
+        "network": _anything})
     observation = header["observation"]
-    table(observation, "observation", {"shape": sizes(1), "dtype": one_of(*OBSERVATION_DTYPES),
+    table(observation, "observation", {"shape": _shape, "dtype": one_of(*OBSERVATION_DTYPES),
                                        "low": _finite, "high": _finite})
     if observation["low"] > observation["high"]:
         raise fail("observation.low", "must be at most observation.high")
@@ -252,17 +263,62 @@ def check_header(header: Any, shown: str) -> dict[str, Any]:
                                 "vf": sizes(0), "activation": one_of(*ACTIVATIONS),
                                 "share_features_extractor": flag, "normalize_images": flag}
     if network.get("extractor") == "cnn":
-        fields |= {"channels": sizes(1), "features_dim": integer(1), "kernel_size": _odd}
+        fields |= {"channels": sizes(1), "features_dim": integer(1, LIMITS["width"]),
+                   "kernel_size": _kernel}
     table(network, "network", fields)
+    if network["extractor"] == "cnn" and len(observation["shape"]) != 3:
+        raise fail("observation.shape", f"must be [height, width, channels] for a cnn "
+                   f"network, got {_shown(observation['shape'])}")
+    count = sum(math.prod(shape) for shape in policy_shapes(header).values())
+    if count > LIMITS["parameters"]:
+        raise fail("network", f"makes a policy of {count:,} weights; at most "
+                   f"{LIMITS['parameters']:,}")
     return cast(dict[str, Any], header)
+
+
+def policy_shapes(header: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    """The name and shape of every weight of the policy a checked ``header`` describes, as
+    its ``state_dict()`` holds them, computed from the header (nothing is built).
+
+    Stable-Baselines3 registers the features extractor under three names
+    (``features_extractor``, ``pi_features_extractor``, ``vf_features_extractor``), shared or
+    not; a ``FlattenExtractor`` has no weights."""
+    observation, network = header["observation"], header["network"]
+    shapes: dict[str, tuple[int, ...]] = {}
+    if network["extractor"] == "cnn":
+        height, width, depth = observation["shape"]
+        kernel, features = network["kernel_size"], network["features_dim"]
+        extractor: dict[str, tuple[int, ...]] = {}
+        for i, out in enumerate(network["channels"]):
+            extractor |= {f"convolutions.{2 * i}.weight": (out, depth, kernel, kernel),
+                          f"convolutions.{2 * i}.bias": (out,)}
+            depth = out
+        extractor |= {"dense.0.weight": (features, depth * height * width),
+                      "dense.0.bias": (features,)}
+        for prefix in ("features_extractor", "pi_features_extractor", "vf_features_extractor"):
+            shapes |= {f"{prefix}.{name}": shape for name, shape in extractor.items()}
+    else:
+        features = math.prod(observation["shape"])
+    latent = {}
+    for head, widths in (("policy_net", network["pi"]), ("value_net", network["vf"])):
+        last = features
+        for i, out in enumerate(widths):
+            shapes |= {f"mlp_extractor.{head}.{2 * i}.weight": (out, last),
+                       f"mlp_extractor.{head}.{2 * i}.bias": (out,)}
+            last = out
+        latent[head] = last
+    return shapes | {"action_net.weight": (header["actions"], latent["policy_net"]),
+                     "action_net.bias": (header["actions"],),
+                     "value_net.weight": (1, latent["value_net"]), "value_net.bias": (1,)}
 
 
 def build_policy(header: dict[str, Any], state_dict: dict[str, Any],
                  shown: str) -> MaskableActorCriticPolicy:
     """The policy a checked ``header`` describes, with the weights of ``state_dict``.
 
-    Building it leaves torch's random generator as it was (the initial weights it draws are
-    replaced).
+    The weights' names and shapes are compared to the header's network
+    (:func:`policy_shapes`) before it is built. Building it leaves torch's random generator
+    as it was (the initial weights it draws are replaced).
 
     Raises:
         CheckpointError: weights that are not finite tensors or do not fit the network.
@@ -276,6 +332,12 @@ def build_policy(header: dict[str, Any], state_dict: dict[str, Any],
         if not isinstance(name, str) or not isinstance(tensor, torch.Tensor):
             raise CheckpointError(f"checkpoint {shown!r} cannot be read (its state dict holds "
                                   f"{type(tensor).__name__} {str(name)[:80]!r}, not a tensor)")
+    misfit = weights_misfit({name: tuple(tensor.shape) for name, tensor in state_dict.items()},
+                            policy_shapes(header))
+    if misfit:
+        raise CheckpointError(f"checkpoint {shown!r}: its weights do not fit the network its "
+                              f"header describes ({misfit})")
+    for name, tensor in state_dict.items():
         if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
             raise CheckpointError(f"checkpoint {shown!r}: weight {name!r} is not finite "
                                   "(NaN or infinite)")
@@ -314,16 +376,25 @@ def _parse_header(text: str, shown: str) -> Any:
                               ) from None
 
 
-def _is_zip(source: Path | io.BytesIO) -> bool:
-    """Whether ``source`` is a zip archive, as ``torch.save`` writes (the position of bytes
-    is put back)."""
-    if isinstance(source, Path):
-        return zipfile.is_zipfile(source)
-    position = source.tell()
+def _zip_records(source: Path | io.BytesIO) -> list[zipfile.ZipInfo] | None:
+    """The records of ``source`` where it is a zip archive, as ``torch.save`` writes, else
+    ``None`` (the position of bytes is put back)."""
+    position = None if isinstance(source, Path) else source.tell()
     try:
-        return zipfile.is_zipfile(source)
+        if not zipfile.is_zipfile(source):
+            return None
+        with zipfile.ZipFile(source) as archive:
+            return archive.infolist()
+    except (OSError, zipfile.BadZipFile):
+        return None
     finally:
-        source.seek(position)
+        if position is not None:
+            cast(io.BytesIO, source).seek(position)
+
+
+def _size(source: Path | io.BytesIO) -> int:
+    """The bytes of a file, or of the bytes given."""
+    return source.stat().st_size if isinstance(source, Path) else len(source.getbuffer())
 
 
 def _no_learning(progress: float) -> float:
@@ -355,5 +426,16 @@ def _finite(value: Any) -> str | None:
     return "must be a finite number"
 
 
-def _odd(value: Any) -> str | None:
-    return integer(1)(value) or (None if value % 2 else "must be odd")
+def _kernel(value: Any) -> str | None:
+    """An odd kernel size, at most ``LIMITS["kernel"]``."""
+    return integer(1, LIMITS["kernel"])(value) or (None if value % 2 else "must be odd")
+
+
+def _shape(value: Any) -> str | None:
+    """An observation's shape: 1 to ``LIMITS["axes"]`` sizes, at most
+    ``LIMITS["observation"]`` numbers in all."""
+    axes, most = LIMITS["axes"], LIMITS["observation"]
+    if (isinstance(value, list) and 1 <= len(value) <= axes
+            and all(integer(1)(size) is None for size in value) and math.prod(value) <= most):
+        return None
+    return f"must be a list of 1 to {axes} integers >= 1 whose product is at most {most}"

@@ -13,7 +13,7 @@ import dataclasses
 from typing import Any
 
 from tris_envs.core.errors import brief
-from tris_envs.settings import flag, integer, number, setting
+from tris_envs.settings import LIMITS, flag, integer, number, setting
 
 
 def _discount(value: Any) -> str | None:
@@ -28,9 +28,10 @@ class SearchSettings:
     Attributes:
         simulations: Simulations per move; 0 plays the network's likeliest move without
             search.
-        batch: New leaves evaluated per network call (with virtual losses); 1: the plain
-            sequential search, where a batch's virtual losses cost a network strength
-            (Tritoc's).
+        batch: New leaves evaluated per network call (with virtual losses), at most
+            ``LIMITS["batch"]`` (4096, :data:`~tris_envs.settings.LIMITS`); a search never
+            gathers more than its simulations in one call. 1: the plain sequential search,
+            where a batch's virtual losses cost a network strength (Tritoc's).
         mix: The share of each new leaf's value taken from one random playout (AlphaGo's
             mixing parameter; 0: the network's value alone), for a network whose values
             are worth less than its priors (Tritoc's).
@@ -53,7 +54,7 @@ class SearchSettings:
     """
 
     simulations: int = setting(100, integer(0))
-    batch: int = setting(8, integer(1))
+    batch: int = setting(8, integer(1, LIMITS["batch"]))
     mix: float = setting(0.0, number(0, 1))
     decisive: bool = setting(False, flag)
     traps: float = setting(0.0, number(0, 1))
@@ -88,7 +89,9 @@ class SearchSettings:
         known = [f.name for f in dataclasses.fields(cls)]
         for key in table:
             if key not in known:
-                raise ValueError(f"{where}{key} is not a search setting ({', '.join(known)})")
+                shown = (key if isinstance(key, str) and key.isidentifier() and len(key) <= 60
+                         else brief(key, 60))
+                raise ValueError(f"{where}{shown} is not a search setting ({', '.join(known)})")
         checks = {f.name: f.metadata["check"] for f in dataclasses.fields(cls)}
         for key, value in table.items():
             problem = checks[key](value)

@@ -27,6 +27,7 @@ from tris_envs.agents import make_agent
 from tris_envs.core.game import resolve_chance
 from tris_envs.games import GAMES, make_game
 from tris_envs.settings import (
+    LIMITS,
     flag,
     integer,
     number,
@@ -64,11 +65,12 @@ class TrainSettings:
 class NetworkSettings:
     """``[network]``: ``"cnn"`` (``BoardCNN``: ``channels`` 3x3 convolutions, a dense layer of
     ``features_dim``) or ``"mlp"`` (the planes flattened), then separate policy and value
-    heads of widths ``net_arch``."""
+    heads of widths ``net_arch``; each size within the bounds a policy file's header has
+    (:data:`~tris_envs.settings.LIMITS`)."""
 
     extractor: str = setting("cnn", one_of("cnn", "mlp"))
     channels: list[int] = setting([32, 32], sizes(1))
-    features_dim: int = setting(128, integer(1))
+    features_dim: int = setting(128, integer(1, LIMITS["width"]))
     net_arch: list[int] = setting([64, 64], sizes(0))
 
 
