@@ -192,6 +192,17 @@ def test_pool_keeps_its_draws_apart_from_the_game():
         {"position": "X../.../..."}) is False
 
 
+@pytest.mark.parametrize("weights", [{"random": 1e308, "greedy": 1e308}, {"random": 10**400},
+                                     {"random": 0}, {"random": float("inf")}])
+def test_pool_weights_whose_sum_is_not_a_positive_float_are_refused_at_once(weights):
+    with pytest.raises(ValueError, match="pool weights must be a table of non-negative numbers "
+                                         "with a positive, finite sum"):
+        OpponentPool(weights, seed=0)
+    with pytest.raises(ValueError, match=r"pool.weights=.*: must be a table of non-negative "
+                                         r"numbers with a positive, finite sum"):
+        apply_overrides(Config(), ["pool.weights={ random = 1e308, greedy = 1e308 }"])
+
+
 
 @pytest.mark.parametrize("vec_env", ["batched", "dummy"])
 def test_train_runs_on_either_environment(vec_env, tmp_path):

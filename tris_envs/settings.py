@@ -125,11 +125,17 @@ def specs(value: Any) -> str | None:
 
 
 def weights(value: Any) -> str | None:
-    """A table of non-negative numbers with a positive sum."""
+    """A table of non-negative numbers whose sum, as a float, is positive and finite (the
+    probabilities drawn from them are each weight over the sum)."""
+    problem = "must be a table of non-negative numbers with a positive, finite sum"
     if not isinstance(value, dict) or not value or not all(
-            _is_number(w) and w >= 0 for w in value.values()) or sum(value.values()) <= 0:
-        return "must be a table of non-negative numbers with a positive sum"
-    return None
+            _is_number(w) and w >= 0 for w in value.values()):
+        return problem
+    try:
+        total = sum(float(w) for w in value.values())
+    except OverflowError:               # an integer beyond the floats
+        return problem
+    return None if 0 < total < math.inf else problem
 
 
 def table(value: Any) -> str | None:

@@ -22,6 +22,7 @@ from tris_envs.agents import AgentSpec, PolicyOpponent
 from tris_envs.core.game import Game, resolve_chance
 from tris_envs.envs import SingleAgentEnv
 from tris_envs.ppo.config import SELF, Config, PoolSettings
+from tris_envs.settings import weights as weight_table
 
 POOL_STREAM = 0x706F6F6C
 """Mixed into the pool's seed to keep its random stream apart from the environment's."""
@@ -66,8 +67,9 @@ class OpponentPool:
     draw from it in the same order, so both play the same episodes from the same seed.
 
     Args:
-        weights: Agent spec text (or ``"self"``) -> non-negative weight; each spec is
-            parsed here, once (``ValueError`` for one of no agent spec form).
+        weights: Agent spec text (or ``"self"``) -> non-negative weight, their sum positive
+            and finite; each spec is parsed here, once (``ValueError`` for one of no agent
+            spec form, or for such weights).
         max_snapshots: Snapshots kept; adding one more drops the oldest.
         seed: Seeds the draws and the snapshots' sampling (a stream apart from the one
             ``env.reset(seed=seed)`` would give, so that seat and opponent draws are
@@ -88,6 +90,9 @@ class OpponentPool:
     def __init__(self, weights: dict[str, float], max_snapshots: int = 8,
                  seed: int | None = None, snapshot_deterministic: bool = False,
                  opening_prob: float = 0.0, opening_plies: int = 0) -> None:
+        problem = weight_table(weights)
+        if problem:
+            raise ValueError(f"pool weights {problem}")
         self.weights = {spec: float(w) for spec, w in weights.items() if w > 0}
         self.specs = {text: AgentSpec.parse(text) for text in self.weights if text != SELF}
         self.max_snapshots = max_snapshots
