@@ -184,6 +184,16 @@ def test_a_damaged_resume_file_names_what_a_new_run_can_start_from(stopped, tmp_
     assert "resume.npz is damaged (" in _error(["--resume", str(run)], capsys)
 
 
+@pytest.mark.parametrize("content", [b"", b"not a resume file\n", b"\x80\x04K\x01."])
+def test_a_resume_file_that_is_no_npz_is_named_as_such_without_numpys_advice(
+        stopped, tmp_path, capsys, content):
+    run = _copy(stopped[0], tmp_path)
+    (run / "resume.npz").write_bytes(content)             # the last: a pickle of 1
+    err = _error(["--resume", str(run)], capsys)
+    assert f"{run / 'resume.npz'} is not a resume file (not an .npz archive)" in err
+    assert "pickle" not in err and "start a new run (another --out)" in err
+
+
 @pytest.mark.parametrize("text, message", [
     ("{not json", "config.json is damaged (Expecting property name"),
     ("[1, 2]", "config.json is damaged (not a JSON object): restore it"),

@@ -334,6 +334,14 @@ class Run:
             raise ValueError(f"{self.out} has no resume.npz to continue from")
         leaves, treedef = jax.tree_util.tree_flatten(self.state)
         try:
+            with path.open("rb") as file:
+                start = file.read(4)
+        except OSError as error:
+            raise ValueError(f"{path} cannot be read ({_said(error)})") from None
+        if start not in (b"PK\x03\x04", b"PK\x05\x06"):    # what np.load reads as an .npz
+            raise ValueError(f"{path} is not a resume file (not an .npz archive): the run "
+                             f"cannot continue; {self._restart_hint()}")
+        try:
             with np.load(path, allow_pickle=False) as data:
                 saved = [data[f"leaf{i}"] for i in range(len(leaves)) if f"leaf{i}" in data]
                 iteration, seconds = data["iteration"], data["seconds"]
