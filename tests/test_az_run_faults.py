@@ -157,16 +157,33 @@ def test_a_progress_row_cut_short_is_one_line_saying_what_to_do(stopped, tmp_pat
     run = _copy(stopped[0], tmp_path)
     progress = run / "progress.csv"
     text = progress.read_text()
-    progress.write_text(text[:text.rindex(",")])                    # the last row cut
+    lines = text.splitlines(keepends=True)
+    progress.write_text("".join(lines[:2]) + lines[2][:5] + "\n" + lines[3])  # row 2 cut
     before = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
     err = _error(["--resume", str(run)], capsys)
-    assert f"{progress}, line 4: a row cut short or too long" in err
+    assert f"{progress}, line 3: a row cut short or too long" in err
     assert f"delete that line and those after it, then --resume {run}" in err
     progress.write_text(text.replace("3,3072", "3,many", 1))
     assert "line 4: plies='many' is not a number" in _error(["--resume", str(run)], capsys)
     progress.write_text(text)
     assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == before | {
         "progress.csv": text.encode()}
+
+
+@pytest.mark.parametrize("cut", [",", "."])
+def test_a_last_progress_row_cut_short_is_dropped_and_the_run_goes_on(stopped, tmp_path,
+                                                                      capsys, cut):
+    run = _copy(stopped[0], tmp_path)
+    progress = run / "progress.csv"
+    text = progress.read_text()
+    progress.write_text(text[:text.rindex(cut) + 1])    # fields missing, or a number cut
+    assert cli_main(["train", "az", "--resume", str(run), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert err == (f"warning: {progress}, line 4: the last row is cut short; the run goes on "
+                   "with the 2 complete rows before it\n")
+    assert progress.read_text().splitlines() == text.splitlines()[:3]
+    assert cli_main(["train", "az", "--resume", str(run), "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
 
 
 def test_a_damaged_resume_file_names_what_a_new_run_can_start_from(stopped, tmp_path,

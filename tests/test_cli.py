@@ -452,6 +452,20 @@ def test_a_negative_seed_is_a_clear_usage_error(argv, capsys):
                      r"integer, got -\d$", err, re.MULTILINE), err
 
 
+@pytest.mark.parametrize("flag, value, bounds", [
+    ("--seed", 2**64, "seed=18446744073709551616: must be an integer in [0, 4294967295]"),
+    ("--seed", 2**32, "seed=4294967296: must be an integer in [0, 4294967295]"),
+    ("--envs", 10**12, "envs=1000000000000: must be an integer in [1, 65536]"),
+    ("--steps", 10**6, "steps=1000000: must be an integer in [1, 4096]"),
+    ("--simulations", 10**6, "simulations=1000000: must be an integer in [1, 16384]")])
+def test_a_learner_size_out_of_bounds_is_one_line_before_any_folder(flag, value, bounds,
+                                                                   tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["train", "az", "--game", "tris1", flag, str(value), "--out", str(out)]) == 2
+    assert capsys.readouterr().err == f"tris-envs train az: error: {bounds}\n"
+    assert not out.exists()
+
+
 def test_processes_are_capped_at_the_games_with_a_note(capsys):
     from tris_envs.machine import usable_cpus
 

@@ -42,6 +42,9 @@ LIMITS: dict[str, int] = {
     "parameters": 1 << 26,
     "header": 1 << 16,
     "batch": 4096,
+    "envs": 1 << 16,
+    "steps": 1 << 12,
+    "simulations": 1 << 14,
 }
 """The bounds on the sizes and budgets that a file (a network's or a policy's header, a
 config) or a flag gives, checked where they are read, before anything is allocated:
@@ -57,7 +60,10 @@ config) or a flag gives, checked where they are read, before anything is allocat
   header before its weights are read;
 * ``header``: the characters of a network file's JSON header;
 * ``batch``: the leaves a search evaluates per network call (a batch above the
-  simulations gathers nothing more; 4096 fills a network call many times over).
+  simulations gathers nothing more; 4096 fills a network call many times over);
+* ``envs``, ``steps`` and ``simulations``: the AlphaZero learner's games played at once,
+  plies of each per iteration, and simulations of each self-play move's search (its
+  arrays grow with their product).
 
 Each is far above what the games and the shipped networks need (the largest shipped
 network has about 0.5 million weights)."""

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 import json
 import sys
 import time
@@ -75,6 +76,7 @@ from tris_envs.games import GAMES, game_spec, make_game, require
 from tris_envs.machine import record
 from tris_envs.progress import Progress
 from tris_envs.settings import (
+    LIMITS,
     flag,
     integer,
     number,
@@ -97,13 +99,13 @@ class Config:
 
     game: str = setting("tant_fant", one_of(*GAMES))
     options: dict[str, Any] = setting({}, table)
-    seed: int = setting(0, integer(0))
+    seed: int = setting(0, integer(0, 2**32 - 1))            # JAX's keys hold 32 bits of it
     iterations: int = setting(100, integer(1))
     stop: int = setting(0, integer(0))      # end after this iteration (0: iterations); the
     # learning rate's schedule still spans iterations (a recipe's stage that ships net_<stop>)
-    envs: int = setting(256, integer(1))                # games played at once
-    steps: int = setting(32, integer(1))                # plies of each game per iteration
-    simulations: int = setting(32, integer(1))          # of each self-play move's search
+    envs: int = setting(256, integer(1, LIMITS["envs"]))     # games played at once
+    steps: int = setting(32, integer(1, LIMITS["steps"]))    # plies of each game per iteration
+    simulations: int = setting(32, integer(1, LIMITS["simulations"]))  # each self-play search's
     considered: int = setting(16, integer(1))           # actions Gumbel's root considers
     noise: float = setting(0.25, number(0, 1))          # Dirichlet share at the root
     alpha: float = setting(0.3, number(0, strict=True))
@@ -126,8 +128,8 @@ class Config:
     learning_rate: float = setting(1e-3, number(0, strict=True))
     final_learning_rate: float = setting(1e-4, number(0, strict=True))  # cosine decay
     weight_decay: float = setting(0.0, number(0, 1))
-    width: int = setting(32, integer(1))                # network channels
-    blocks: int = setting(2, integer(0))                # residual blocks
+    width: int = setting(32, integer(1, LIMITS["width"]))    # network channels
+    blocks: int = setting(2, integer(0, LIMITS["layers"]))   # residual blocks
     init: str = setting("", lambda v: None if isinstance(v, str) else "must be a path")
     # init: a network .npz to start from ("": a random one)
     checkpoint_every: int = setting(10, integer(1))
@@ -385,13 +387,13 @@ def train(config: Config, out: Path, resume: bool = False, quiet: bool = False) 
         KeyboardInterrupt: Ctrl-C or SIGTERM (:class:`~tris_envs.durable.Terminated`),
             once ``resume.npz`` holds the last whole iteration.
     """
-    out.mkdir(parents=True, exist_ok=True)
     if not resume and (out / "resume.npz").exists():
         raise ValueError(f"{out} already holds a run: continue it with --resume {out} or "
                          "choose another --out")
     rows = _read_rows(out) if resume else []
+    run = Run(config, out)                  # what the config asks for, before any file
+    out.mkdir(parents=True, exist_ok=True)
     write_text(out / "config.json", json.dumps(dataclasses.asdict(config), indent=2) + "\n")
-    run = Run(config, out)
     if resume:
         run.restore()
         rows = [r for r in rows if r["iteration"] <= run.iteration_done]
@@ -543,7 +545,9 @@ def _evaluate(run: Run) -> dict[str, Any]:
 
 
 def _read_rows(out: Path) -> list[dict[str, Any]]:
-    """The rows of a run's ``progress.csv`` (none without the file), numbers read.
+    """The rows of a run's ``progress.csv`` (none without the file), numbers read. A last
+    row cut short (fields missing, or its line not ended: the writer ends every row) is
+    dropped, the file rewritten with the complete rows before it, and one line says so.
 
     Raises:
         ValueError: a damaged file: the line named, and what to do.
@@ -552,33 +556,55 @@ def _read_rows(out: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         return []
     remedy = f"restore the file, or delete that line and those after it, then --resume {out}"
-    rows = []
     try:
-        with path.open(newline="") as file:
-            reader = csv.DictReader(file)
-            if "iteration" not in (reader.fieldnames or []):
-                raise ValueError(f"{path} is damaged (its header names no iteration column): "
-                                 f"restore it, or remove it, then --resume {out}")
-            for row in reader:
-                if None in row or None in row.values():
-                    raise ValueError(f"{path}, line {reader.line_num}: a row cut short or "
-                                     f"too long ({len([v for v in row.values() if v is not None])} "
-                                     f"of {len(reader.fieldnames or [])} fields): {remedy}")
-                values = {}
-                for key, text in row.items():
-                    if text != "":
-                        value = _number(text)
-                        if value is None:
-                            raise ValueError(f"{path}, line {reader.line_num}: {key}="
-                                             f"{brief(text, 40)} is not a number: {remedy}")
-                        values[key] = value
-                if not isinstance(values.get("iteration"), int):
-                    raise ValueError(f"{path}, line {reader.line_num}: no iteration: {remedy}")
-                rows.append(values)
+        text = path.read_text()
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        if "iteration" not in (reader.fieldnames or []):
+            raise ValueError(f"{path} is damaged (its header names no iteration column): "
+                             f"restore it, or remove it, then --resume {out}")
+        lines = [(reader.line_num, row) for row in reader]
     except (UnicodeDecodeError, csv.Error) as error:
         raise ValueError(f"{path} is damaged ({_said(error)}): restore it, or remove "
                          f"it, then --resume {out}") from None
+    rows: list[dict[str, Any]] = []
+    for line, row in lines:
+        if line == lines[-1][0] and None not in row and (None in row.values()
+                                                         or not text.endswith("\n")):
+            print(f"warning: {path}, line {line}: the last row is cut short; the run goes "
+                  f"on with the {len(rows)} complete rows before it", file=sys.stderr,
+                  flush=True)
+            if rows:
+                _write_progress(out, rows)
+            else:
+                path.unlink()
+            break
+        try:
+            rows.append(_values(row, len(reader.fieldnames or [])))
+        except ValueError as error:
+            raise ValueError(f"{path}, line {line}: {error}: {remedy}") from None
     return rows
+
+
+def _values(row: dict[Any, Any], fields: int) -> dict[str, Any]:
+    """A ``progress.csv`` row's numbers by column.
+
+    Raises:
+        ValueError: a field missing or one too many, a value that is not a number, or no
+            iteration.
+    """
+    if None in row or None in row.values():
+        given = sum(value is not None for value in row.values())
+        raise ValueError(f"a row cut short or too long ({given} of {fields} fields)")
+    values = {}
+    for key, text in row.items():
+        if text != "":
+            value = _number(text)
+            if value is None:
+                raise ValueError(f"{key}={brief(text, 40)} is not a number")
+            values[key] = value
+    if not isinstance(values.get("iteration"), int):
+        raise ValueError("no iteration")
+    return values
 
 
 def _number(text: str) -> int | float | None:
