@@ -314,3 +314,11 @@ def trap_handovers_by_play(game: Any, state: Any) -> list[int]:
         return []
     return [a for a in game.legal_actions(state) if not game.is_terminal(game.apply(state, a))
             and tactics_of(game).trap_moves(game.apply(state, a)).any()]
+
+
+def odd_file_names() -> st.SearchStrategy[str]:
+    """A file's or folder's name that a spec's text cannot hold as it is: a ``:`` in it,
+    and spaces, ``=``, digits or any other character a name may have."""
+    part = st.text(st.sampled_from(list("= .0é網_-")) | st.characters(
+        codec="utf-8", exclude_categories=("Cs", "Cc"), exclude_characters="/"), max_size=8)
+    return st.tuples(part, part).map(":".join)

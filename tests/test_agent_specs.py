@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import pickle
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from tris_envs import cli
 from tris_envs.agents import AgentSpec, make_agent
@@ -17,6 +19,8 @@ from tris_envs.agents.spec import AGENT_HELP, AGENT_SPECS, PLUGIN_FAMILIES, SPEC
 from tris_envs.evaluation import play_match
 from tris_envs.evaluation.checkpoint import checkpoint_agent, evaluate_checkpoint
 from tris_envs.games import make_game
+
+from checks import odd_file_names
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 EXAMPLES = {"<simulations>": "300", "<plies>": "3", "<seconds>": "0.5",
@@ -70,7 +74,7 @@ def test_a_text_of_no_form_is_refused_in_one_line(text: object) -> None:
 
 @pytest.mark.parametrize("text, words", [
     ("az:exploration=0.6", "follow a budget"), ("az:net.npz:batch=1", "follow a budget"),
-    ("az:5:batch=0", "batch=0 must be an integer >= 1"), ("az:5:mix=2", "mix=2.0 must be"),
+    ("az:5:batch=0", "batch=0 must be an integer in [1, 4096]"), ("az:5:mix=2", "mix=2.0 must be"),
     ("az:5:exploration=x", "must be a number"), ("az:5:decisive=1", "true or false"),
     ("az:5:batch=1:batch=2", "set twice"), ("az:5:simulations=3", "unknown agent spec"),
     ("az:5:speed=3", "unknown agent spec"), ("mcts:5:batch=1", "unknown agent spec")])
@@ -96,7 +100,6 @@ def test_a_specs_search_settings_reach_the_search_over_the_networks() -> None:
     {"family": "mcts", "simulations": True}, {"family": "mcts", "decisive": True},
     {"family": "mcts", "simulations": 5, "seconds": 1.0}, {"family": "alphabeta", "plies": 65},
     {"family": "alphabeta", "seconds": float("inf")}, {"family": "random", "path": "x"},
-    {"family": "az", "path": "a:b.npz"}, {"family": "az", "path": "100"},
     {"family": "az", "simulations": -1}, {"family": "ppo", "path": ""},
     {"family": "openspiel-mcts"}, {"family": "mcts", "decisive": 1},
     {"family": "az", "settings": (("batch", 1),)}, {"family": "mcts", "simulations": 5,
@@ -178,6 +181,29 @@ def test_a_checkpoint_is_played_from_a_spec_not_a_text(monkeypatch) -> None:
                                   simulations=2)
     assert seen == ["random"] and results[0].opponent == "random"
     assert results[0].match.names[0] == f"az:{network}:2"
+
+
+def test_a_text_cannot_name_an_az_file_holding_a_colon() -> None:
+    with pytest.raises(ValueError, match="the file 'a:b.npz' cannot be named in an az spec"):
+        AgentSpec.parse("az:a:b.npz:5")
+    assert AgentSpec.parse("az:100") == AgentSpec("az", 100)
+
+
+@settings(max_examples=20, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(folder=odd_file_names(), name=odd_file_names())
+def test_a_network_file_is_played_from_its_path_whatever_its_name(tmp_path, folder, name):
+    """A file is never spec text: ``evaluate FILE`` plays any path, ``:`` and all."""
+    game = make_game("tris1")
+    path = tmp_path / folder / f"{name}.npz"
+    path.parent.mkdir(exist_ok=True)
+    shutil.copyfile(shipped_network(game), path)
+    assert checkpoint_agent(path, game, simulations=0) == AgentSpec("az", 0, path=str(path))
+    results = evaluate_checkpoint(path, game, ["random"], 2, seed=0, judge_moves=False,
+                                  simulations=0)
+    assert results[0].match.n_games == 2 and results[0].match.names[0] == f"az:{path}:0"
+    assert cli.main(["evaluate", str(path), "--game", "tris1", "--games", "2", "--opponents",
+                     "random", "--simulations", "0", "--no-judge", "--quiet"]) == 0
 
 
 def test_a_training_pool_parses_its_members_once_not_per_episode(monkeypatch) -> None:

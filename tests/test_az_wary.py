@@ -136,10 +136,14 @@ def test_a_tiny_run_saves_a_wary_network_the_az_agents_play(tmp_path):
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"games": 0}, "games must be at least 1"), ({"epochs": 0}, "epochs must be at least 1"),
-    ({"learning_rate": 0.0}, "learning_rate must be positive"),
+    ({"games": 0}, "games=0: must be an integer >= 1"),
+    ({"epochs": 0}, "epochs=0: must be an integer >= 1"),
+    ({"learning_rate": 0.0}, "learning_rate=0.0: must be a number > 0"),
     ({"game": "tant_fant", "options": {}}, "training wary planes needs the wary capability"),
-    ({"opponent": "nobody"}, "nobody"),
+    ({"opponent": "nobody"}, "opponent='nobody': unknown agent spec"),
+    ({"games": "many"}, "games='many': must be an integer >= 1"),
+    ({"seed": -1}, "seed=-1: must be an integer >= 0"),
+    ({"options": {"colour": 1}}, "options: unknown option"),
 ])
 def test_bad_settings_are_refused(tmp_path, change, message):
     from tris_envs.alphazero.wary import Settings, train
@@ -150,6 +154,31 @@ def test_bad_settings_are_refused(tmp_path, change, message):
     with pytest.raises(ValueError, match=message):
         train(settings, tmp_path / "run", quiet=True)
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("option, trained", [([], {"max_side": 4}),
+                                             (["max_side=5"], {"max_side": 5})])
+def test_the_header_says_the_options_the_network_trained_on(tmp_path, monkeypatch, option,
+                                                             trained):
+    from tris_envs.alphazero import wary
+    from tris_envs.cli import main
+
+    start = save(Network(make_game("tris2", max_side=4), TRAPS, rng=np.random.default_rng(9)),
+                 tmp_path / "s.npz")
+    seen = {}
+
+    def played(network, settings):          # the games and the updates left out: the header
+        seen["game"] = network.game
+        return wary.Positions(*(np.zeros((1, 1)),) * 3, np.zeros(1))
+
+    monkeypatch.setattr(wary, "play", played)
+    monkeypatch.setattr(wary, "targets", lambda network, positions: (None, None))
+    monkeypatch.setattr(wary, "fit", lambda network, *rest: network)
+    assert main(["train", "wary", "--init", str(start), "--out", str(tmp_path / "run"),
+                 "--quiet", *(f"--option={text}" for text in option)]) == 0
+    header = load(tmp_path / "run" / "final.npz", make_game("tris2", **trained)).config
+    assert seen["game"].options() == make_game("tris2", **trained).options()
+    assert header.options == trained and header.wary_planes
 
 
 def test_a_network_without_trap_planes_is_refused(tmp_path):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 pytest.importorskip("mctx")
 
@@ -26,6 +28,8 @@ from tris_envs.alphazero import recipes
 from tris_envs.alphazero.recipes import RECIPE_DIR, Recipe, read_recipe, recipe_names
 from tris_envs.alphazero.train import load_config, train
 from tris_envs.cli import main as cli_main
+
+from checks import odd_file_names
 
 TINY = {"iterations": 2, "stop": 0, "envs": 4, "steps": 2, "simulations": 2, "considered": 2,
         "batch": 8, "width": 4, "checkpoint_every": 1, "eval_games": 0}
@@ -148,6 +152,44 @@ def test_a_bad_recipe_gets_one_clear_line(files, message, tmp_path, monkeypatch,
     assert message in error and error.count("\n") == 1, error
 
 
+WARY_STAGE = ('game = "tris2"\noptions = { max_side = 4 }\n[[stages]]\nname = "traps"\n'
+              'tactics = true\ntrap_planes = true\n[[stages]]\nname = "w"\nkind = "wary"\n')
+
+
+@pytest.mark.parametrize("line, message", [
+    ('games = "many"', "games='many': must be an integer >= 1"),
+    ("learning_rate = inf", "learning_rate=inf: must be a finite number"),
+    ('opponent = "bogus"', "opponent='bogus': unknown agent spec 'bogus'"),
+    ("seed = -1", "seed=-1: must be an integer >= 0")])
+def test_a_bad_wary_stage_is_refused_when_the_recipe_is_read(line, message, tmp_path,
+                                                             monkeypatch, capsys):
+    directory = tmp_path / "recipes"
+    directory.mkdir()
+    write(directory, {"a": WARY_STAGE + line + "\n"})
+    monkeypatch.setattr(recipes.read_recipe, "__defaults__", (directory,))
+    with pytest.raises(ValueError, match=f"^{directory / 'a.toml'}: stage 2 \\(w\\): "):
+        read_recipe("a")
+    assert cli_main(["train", "az", "--recipe", "a", "--out", str(tmp_path / "run")]) == 2
+    error = capsys.readouterr().err
+    assert f"{directory / 'a.toml'}: stage 2 (w): {message}" in error, error
+    assert error.count("\n") == 1 and not (tmp_path / "run").exists()
+
+
+def test_a_recipe_is_named_never_a_path_and_writes_only_inside_out(tmp_path, capsys):
+    (tmp_path / "mine.toml").write_text((RECIPE_DIR / "az_tris1.toml").read_text())
+    for name in (str(tmp_path / "mine"), f"../{RECIPE_DIR.name}/az_tris1", "."):
+        assert cli_main(["train", "az", "--recipe", name, "--out", str(tmp_path / "run")]) == 2
+        assert f"no recipe {name!r} in {RECIPE_DIR} (have: " in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.toml"]
+    record = tmp_path / "run" / "recipe.json"
+    record.parent.mkdir()
+    record.write_text(json.dumps({"recipe": str(tmp_path / "mine"),
+                                  "table": read_recipe("az_tris1").table}))
+    assert cli_main(["train", "az", "--resume", str(tmp_path / "run")]) == 2
+    assert (f"{record}: recipe {str(tmp_path / 'mine')!r}: a recipe's name is a file's, "
+            "without a folder") in capsys.readouterr().err
+
+
 def test_a_recipe_takes_no_setting_on_the_command_line(tmp_path, capsys):
     assert cli_main(["train", "az", "--recipe", "az_tris1", "--iterations", "3",
                      "--out", str(tmp_path)]) == 2
@@ -221,6 +263,16 @@ def test_a_run_cut_between_stages_resumes_byte_identical(two_stages, tmp_path, m
     assert calls == ["1_first", "2_second"]
 
 
+def test_a_finished_run_resumed_keeps_its_network(two_stages, tmp_path, capsys):
+    directory, straight = two_stages
+    out = Path(shutil.copytree(straight, tmp_path / "run"))
+    shipped = out / "two.npz"
+    shipped.write_bytes(b"the network as it was")
+    assert recipes.run(read_recipe("two", directory), out, resume=True) == shipped
+    assert shipped.read_bytes() == b"the network as it was"
+    assert capsys.readouterr().out == f"recipe two: done ({shipped})\n"
+
+
 def test_check_plays_the_acceptance_matches_beside_their_targets(two_stages, monkeypatch,
                                                                  capsys):
     directory, out = two_stages
@@ -265,6 +317,26 @@ def test_ship_best_of_takes_the_best_scoring_network(two_stages, monkeypatch):
 
     monkeypatch.setattr(recipes, "play_match", lambda game, a, b, n, seed: Match(a.path))
     assert recipes._chosen(recipe, out, quiet=True) == out / "2_second" / "net_1.npz"
+
+
+@settings(max_examples=6, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(folder=odd_file_names())
+def test_a_runs_networks_are_played_from_their_paths_whatever_its_folder(two_stages, tmp_path,
+                                                                         monkeypatch, folder):
+    """A run folder's name is never spec text: ``ship.best_of``, the checks and ``--check
+    --out`` play its networks from their paths, ``:`` and all."""
+    directory, straight = two_stages
+    out = tmp_path / folder
+    if not out.exists():
+        shutil.copytree(straight, out)
+    text = TWO_STAGES.replace("max_losses = -1", "max_losses = 2") + (
+        '[ship]\nbest_of = ["net_1", "final"]\nopponent = "random"\ngames = 2\n')
+    recipe = read_recipe("best", write(directory, {"best": text}))
+    assert recipes._chosen(recipe, out, quiet=True).parent == out / "2_second"
+    assert [r.met for r in recipes.check(recipe, out / "two.npz", report=str)] == [True, True]
+    monkeypatch.setattr(recipes.read_recipe, "__defaults__", (directory,))
+    assert cli_main(["train", "az", "--recipe", "two", "--out", str(out), "--check"]) == 0
 
 
 def test_stop_ends_a_stage_on_the_schedule_of_all_its_iterations(tmp_path):

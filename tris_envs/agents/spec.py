@@ -131,6 +131,12 @@ class AgentSpec:
     default. Picklable, hashable, comparable: what a match sends to its workers.
     ``trust_pickle`` is never in a text: a spec read from one trusts no pickle.
 
+    Where a value is a file, not a spec's text (``tris-envs evaluate FILE``, a recipe's
+    networks), the spec is made from its fields, ``AgentSpec("az", path=...)``: its
+    ``path`` may then be any file's (``:``, ``=``, spaces), where a text cannot name an
+    ``az`` file holding ``:`` or reading as a budget; ``str(spec)`` is then its label, not a
+    text to parse again.
+
     Attributes:
         family: One of :data:`FAMILIES` (``"mcts"``, ``"az"``, ``"openspiel-mcts"``).
         simulations: Per move (``mcts``, ``az`` where 0 is the network alone,
@@ -138,7 +144,7 @@ class AgentSpec:
         seconds: A time budget per move (``mcts``, ``alphabeta``).
         plies: A search depth (``alphabeta``, at most ``MAX_PLIES``; ``openspiel-minimax``).
         decisive: MCTS's decisive-move check (``mcts`` with a budget).
-        path: The file played (``ppo``, ``az``; ``None``: the shipped one).
+        path: The file played (``ppo``, ``az``; ``None``: the shipped one), any path.
         settings: ``az``'s search settings over its network's, ``(name, value)`` pairs in the
             order written (names of
             :data:`~tris_envs.agents.search_settings.SPEC_SETTINGS`, each once; needs
@@ -196,9 +202,6 @@ class AgentSpec:
             if not isinstance(self.path, str) or not self.path:
                 raise ValueError(f"agent spec {self.family}: path={brief(self.path)} must be "
                                  "a non-empty string")
-            if self.family == "az" and (":" in self.path or _is_number(self.path)):
-                raise ValueError(f"agent spec az: the file {brief(self.path)} cannot be named "
-                                 "in a spec (it holds ':' or reads as a budget)")
         if self.settings:
             self._check_settings()
         if not isinstance(self.trust_pickle, bool) or (self.trust_pickle
@@ -329,6 +332,10 @@ def _az_parts(spec: str) -> tuple[str | None, int | None]:
         raise ValueError(f"unknown agent spec {brief(spec)}: use az, az:<simulations>, "
                          "az:<path> or az:<path>:<simulations>, then any "
                          ":<setting>=<value> after a budget")
+    if ":" in path:
+        raise ValueError(f"agent spec {brief(spec)}: the file {brief(path)} cannot be named "
+                         "in an az spec (it holds ':'); tris-envs evaluate takes it as its "
+                         "FILE")
     return path or None, simulations
 
 

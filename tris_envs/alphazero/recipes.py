@@ -30,12 +30,15 @@ one: the Tant Fant variants are Tant Fant's recipe with other ``options``); then
   ``at_least``, at most ``max_losses`` losses, or a score within ``margin`` of
   ``reference``'s own against the same opponent (Doppia scelta: the solver's).
 
-The run directory gets ``recipe.json`` (the recipe as it was read: ``--resume`` goes on
+Every stage, ``ship`` and ``checks`` is checked when the recipe is read (:func:`read_recipe`),
+before any stage trains. A recipe is named, never a path: the run writes only in its
+directory, which gets ``recipe.json`` (the recipe as it was read: ``--resume`` goes on
 with it), a folder per stage (``1_base/``, ``2_finetune/``, ...: each a run of its
 learner), a folder per recipe named in ``after`` that no other run of the command made, and
-the network ``<recipe>.npz``, whose header names the recipe and the package version. A kill
-loses no finished stage; ``--resume`` continues the stage it cut short from its last
-checkpoint and ends byte-identical to a run never stopped.
+the network ``<recipe>.npz``, whose header names the recipe and the package version (a
+resumed run that had finished keeps it as it is). A kill loses no finished stage;
+``--resume`` continues the stage it cut short from its last checkpoint and ends
+byte-identical to a run never stopped.
 """
 
 from __future__ import annotations
@@ -189,12 +192,13 @@ def recipe_names() -> list[str]:
 
 
 def read_recipe(name: str, directory: Path = RECIPE_DIR) -> Recipe:
-    """The recipe ``<directory>/<name>.toml``, its ``base`` chain resolved and checked.
+    """The recipe ``<directory>/<name>.toml``, its ``base`` chain resolved and every stage
+    checked.
 
     Raises:
-        ValueError: no such recipe, a ``base`` or ``after`` chain that names a missing
-            recipe or leads back to itself, or a bad key or value (one line naming the file
-            and the stage).
+        ValueError: ``name`` not one of ``directory``'s recipes (a path is none), a ``base``
+            or ``after`` chain that names a missing recipe or leads back to itself, or a
+            bad key or value (one line naming the file, the stage and the key).
     """
     table = _resolved(name, directory, ())
     recipe = parse(name, table, directory / f"{name}.toml")
@@ -203,11 +207,13 @@ def read_recipe(name: str, directory: Path = RECIPE_DIR) -> Recipe:
 
 
 def _path(name: str, directory: Path, named_by: str) -> Path:
-    path = directory / f"{name}.toml"
-    if not path.is_file():
+    """The file of the recipe ``name``, one of ``directory``'s by its name (never a path:
+    its network is written as ``<out>/<name>.npz``)."""
+    have = config_names(directory)
+    if name not in have:
         raise ValueError(f"{named_by}no recipe {name!r} in {directory} (have: "
-                         f"{', '.join(config_names(directory)) or 'none'})")
-    return path
+                         f"{', '.join(have) or 'none'})")
+    return directory / f"{name}.toml"
 
 
 def _resolved(name: str, directory: Path, chain: tuple[str, ...]) -> dict[str, Any]:
@@ -250,6 +256,9 @@ def parse(name: str, table: dict[str, Any], where: Path | str) -> Recipe:
     def fail(text: str) -> ValueError:
         return ValueError(f"{where}: {text}")
 
+    if not isinstance(name, str) or name in ("", ".", "..") or Path(name).name != name:
+        raise fail(f"recipe {name!r}: a recipe's name is a file's, without a folder (its "
+                   "network is <out>/<name>.npz)")
     unknown = sorted(set(table) - set(TOP_KEYS))
     if unknown:
         raise fail(f"unknown key {unknown[0]!r}; a recipe's top holds {', '.join(TOP_KEYS)}")
@@ -290,7 +299,11 @@ def parse(name: str, table: dict[str, Any], where: Path | str) -> Recipe:
             if bad:
                 raise fail(f"{here}unknown key {bad[0]!r}; a wary stage holds "
                            f"{', '.join(WARY_KEYS)}")
-            settings = wary.Settings("", common["game"], common["options"], **stage_table)
+            try:
+                settings = wary.checked({**stage_table, "init": "", "game": common["game"],
+                                         "options": copy.deepcopy(common["options"])})
+            except ValueError as error:
+                raise fail(f"{here}{error}") from None
             stages.append(Stage(label, kind, settings=settings))
             if number > 1:
                 _follow(stages[-2], stages[-1], fail)
@@ -401,7 +414,8 @@ def _check(value: Any, number: int, fail: Callable[[str], ValueError]) -> Check:
 def run(recipe: Recipe, out: Path, resume: bool = False, quiet: bool = False,
         made: dict[str, Path] | None = None) -> Path:
     """Run ``recipe`` in ``out`` (with ``resume``: on from where a run there stopped); the
-    path of the network it ships, ``out/<recipe>.npz``.
+    path of the network it ships, ``out/<recipe>.npz`` (one there already, of a run that
+    finished, is kept as it is).
 
     ``made`` maps recipes to networks made already (``--recipe all``): a recipe named in
     ``after`` that it lacks is run first, in ``out/<that recipe>``.
@@ -415,6 +429,9 @@ def run(recipe: Recipe, out: Path, resume: bool = False, quiet: bool = False,
     shipped = out / f"{recipe.name}.npz"
     _claim(recipe, out, resume)
     say = (lambda text: None) if quiet else (lambda text: print(text, flush=True))
+    if shipped.exists():                # a run done before: its network stays as it is
+        say(f"recipe {recipe.name}: done ({shipped})")
+        return shipped
     init = ""
     if recipe.after is not None:
         if recipe.after not in made:

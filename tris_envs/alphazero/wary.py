@@ -30,7 +30,7 @@ import json
 import multiprocessing
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
@@ -49,18 +49,49 @@ from tris_envs.agents.az_network import (
 from tris_envs.core.game import Game
 from tris_envs.durable import write_text
 from tris_envs.evaluation.records import play_recorded
-from tris_envs.games import make_game, require, tactics_of
+from tris_envs.games import GAMES, make_game, require, tactics_of
 from tris_envs.machine import record
+from tris_envs.settings import integer, number, one_of, setting, settings_from, table
+
+
+def _path(value: Any) -> str | None:
+    return None if isinstance(value, str) else "must be a network file's path"
+
+
+def _wary_game(value: Any) -> str | None:
+    """A game whose rules core has the ``wary`` capability."""
+    problem = one_of(*GAMES)(value)
+    if problem is not None:
+        return problem
+    try:
+        require(value, "wary", "training wary planes")
+    except ValueError as error:
+        return str(error)
+    return None
+
+
+def _options(value: Any) -> str | None:
+    return None if value is None else table(value)
+
+
+def _agent(value: Any) -> str | None:
+    try:
+        AgentSpec.parse(value)
+    except ValueError as error:
+        return str(error)
+    return None
 
 
 @dataclass(frozen=True)
 class Settings:
-    """A run of :func:`train`.
+    """A run of :func:`train`, each setting checked by :func:`checked` (a recipe's wary
+    stage when the recipe is read, ``tris-envs train wary``'s flags, :func:`train`).
 
     Attributes:
         init: The starting network (``.npz``, with trap planes).
         game: The game's registry name.
-        options: The game's options; ``None``: those in the network's header.
+        options: The game's options, which the network trains on and its header says;
+            ``None``: those in the starting network's header.
         opponent: Agent spec of the opponent in the games that give the positions.
         games: Games played.
         seed: Seeds every game (with its number) and the updates' order.
@@ -70,16 +101,32 @@ class Settings:
         processes: Worker processes that play the games (the result does not depend on it).
     """
 
-    init: str
-    game: str = "tris2"
-    options: dict[str, Any] | None = None
-    opponent: str = "greedy"
-    games: int = 2000
-    seed: int = 11
-    epochs: int = 4
-    learning_rate: float = 1e-3
-    batch: int = 256
-    processes: int = 2
+    init: str = field(metadata={"check": _path})
+    game: str = setting("tris2", _wary_game)
+    options: dict[str, Any] | None = setting(None, _options)
+    opponent: str = setting("greedy", _agent)
+    games: int = setting(2000, integer(1))
+    seed: int = setting(11, integer(0))
+    epochs: int = setting(4, integer(1))
+    learning_rate: float = setting(1e-3, number(0, strict=True))
+    batch: int = setting(256, integer(1))
+    processes: int = setting(2, integer(1))
+
+
+def checked(values: dict[str, Any]) -> Settings:
+    """The :class:`Settings` of ``values`` (``init`` and any others), each checked, and the
+    game made with the options given.
+
+    Raises:
+        ValueError: an unknown key or a bad value, in one line naming the key.
+    """
+    settings: Settings = settings_from(Settings, values, Settings(""))
+    if settings.options is not None:
+        try:
+            make_game(settings.game, **settings.options)
+        except ValueError as error:
+            raise ValueError(f"options: {error}") from None
+    return settings
 
 
 class Positions(NamedTuple):
@@ -116,14 +163,14 @@ def _play(task: tuple[Network, AgentSpec, int, range]) -> list[_Played]:
     result."""
     network, opponent, seed, numbers = task
     played = []
-    for number in numbers:
+    for k in numbers:
         chance, mine, theirs = (np.random.default_rng(s) for s in
-                                np.random.SeedSequence(seed, spawn_key=(number,)).spawn(3))
-        me, seat = _Recorder(AZAgent(network, 0, rng=mine)), number % 2
+                                np.random.SeedSequence(seed, spawn_key=(k,)).spawn(3))
+        me, seat = _Recorder(AZAgent(network, 0, rng=mine)), k % 2
         agents = (me, make_agent(opponent, theirs))
         game = play_recorded(network.game, agents if seat == 0 else agents[::-1], chance,
                              record=False)
-        played.append((number, me.rows, game.returns[seat] if game.returns else 0.0))
+        played.append((k, me.rows, game.returns[seat] if game.returns else 0.0))
     return played
 
 
@@ -224,24 +271,23 @@ def fit(network: Network, positions: Positions, policy: np.ndarray, values: np.n
 def train(settings: Settings, out: Path, quiet: bool = False) -> Path:
     """Play, set the targets and fit (see the module); the path of ``out/final.npz``.
 
+    The network trains on ``settings.options`` (``None``: its header's) and its header
+    says them.
+
     Raises:
-        ValueError: bad settings, a network without trap planes, a game without
-            the ``wary`` capability, or ``out`` that already holds a run.
+        ValueError: bad settings (:func:`checked`), a network without trap planes, or
+            ``out`` that already holds a run.
     """
-    for name in ("games", "epochs", "batch", "processes"):
-        if getattr(settings, name) < 1:
-            raise ValueError(f"{name} must be at least 1, not {getattr(settings, name)}")
-    if not settings.learning_rate > 0:
-        raise ValueError(f"learning_rate must be positive, not {settings.learning_rate}")
-    game = make_game(settings.game)
-    require(settings.game, "wary", "training wary planes")
+    settings = checked(asdict(settings))
     make_agent(settings.opponent)
     options = settings.options
     if options is None:
-        options = load(settings.init, game).config.options
+        options = load(settings.init, make_game(settings.game)).config.options
     settings = replace(settings, options=options)
     game = make_game(settings.game, **options)
     start = load(settings.init, game)
+    start = Network(game, replace(start.config, options=options), start.weights,
+                    search=start.search)
     network = with_inputs_of(start, replace(start.config, wary_planes=True))
     if (out / "config.json").exists():
         raise ValueError(f"{out} already holds a run (config.json); choose another --out")
