@@ -115,7 +115,7 @@ def evaluation_seconds(config: Config) -> float:
     solver tables and networks loaded before the clock starts)."""
     ev = config.eval
     game = make_game(config.game, **config.game_options)
-    policy = shipped_checkpoint(game.info.name)
+    policy = shipped_checkpoint(game)
     evaluate_checkpoint(policy, game, ev.opponents, 2, ev.seed, judge_moves=ev.judge_moves)
     began = time.perf_counter()
     evaluate_checkpoint(policy, game, ev.opponents, ev.games, ev.seed, ev.processes,

@@ -189,7 +189,8 @@ def test_a_networks_discount_is_its_searchs_unless_one_is_asked_for(tmp_path, mo
 def test_az_without_a_shipped_network_says_so(monkeypatch, tmp_path):
     from tris_envs.agents import make_agent
 
-    monkeypatch.setattr("tris_envs.agents.az.SHIPPED_DIR", tmp_path)     # none shipped
+    for module in ("az", "shipped"):                                      # none shipped
+        monkeypatch.setattr(f"tris_envs.agents.{module}.SHIPPED_DIR", tmp_path)
     game, state = start(GAMES["tritoc"])
     agent = make_agent("az")
     assert agent.name == "az" and make_agent("az:0").simulations == 0

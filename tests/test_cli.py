@@ -272,9 +272,9 @@ def test_every_legal_move_name_parses_back(name):
 
 
 def _bad_checkpoints(tmp_path):
-    from tris_envs.agents.ppo import shipped_checkpoint
+    from tris_envs.agents.ppo import SHIPPED_DIR
 
-    shipped = shipped_checkpoint("tris1").read_bytes()
+    shipped = (SHIPPED_DIR / "tris1.pt").read_bytes()
     files = {"empty.pt": b"", "truncated.pt": shipped[: len(shipped) // 3],
              "noise.zip": np.random.default_rng(0).bytes(4000)}
     for name, content in files.items():

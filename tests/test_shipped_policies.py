@@ -25,14 +25,21 @@ GAMES = ["tris2", "tris1", "tant_fant", "doppia_scelta", "tritoc"]
 DATA = Path(__file__).resolve().parent / "data"
 
 
+def sb3_policy(game: str) -> Path:
+    """The Stable-Baselines3 policy shipped for ``game``."""
+    return ppo_module.SHIPPED_DIR / f"{game}.pt"
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_shipped_policy_is_small_and_plays(game):
-    path = ppo_module.shipped_checkpoint(game)
-    assert path.suffix == ".pt" and path.stat().st_size <= 2 * 1024 * 1024
     rules = make_game(game)
+    path = ppo_module.shipped_checkpoint(rules)
+    assert path.stat().st_size <= 2 * 1024 * 1024
     rng = np.random.default_rng(0)
     agent = make_agent("ppo", rng)
-    assert agent.name == "ppo" and agent.policy_for(rules) is ppo_module.load_policy(path)
+    assert agent.name == "ppo"
+    if path.suffix == ".pt":
+        assert agent.policy_for(rules) is ppo_module.load_policy(path)
     for _ in range(3):  # the policy against itself, up to the game's move limit
         state = resolve_chance(rules, rules.initial_state(rng), rng)
         for _ in range(rules.info.max_moves):
@@ -51,7 +58,7 @@ def test_shipped_policy_plays_as_it_did_before_its_conversion(game):
     them load without trusting anything and give the same: bit for bit on the CPU that made
     the data, within float32 rounding (a relative 1e-5) on others, whose kernels add up in
     another order (seen: 4e-6 on an AMD EPYC)."""
-    path = ppo_module.shipped_checkpoint(game)
+    path = sb3_policy(game)
     saved = torch.load(path, weights_only=True)
     assert set(saved) == {"header", "state_dict"}
     assert json.loads(saved["header"])["game"] == game
@@ -62,11 +69,15 @@ def test_shipped_policy_plays_as_it_did_before_its_conversion(game):
     np.testing.assert_allclose(probabilities, before[f"{game}.probabilities"], rtol=1e-5, atol=0)
 
 
-def test_no_policy_is_shipped_for_other_games():
-    with pytest.raises(FileNotFoundError, match=r"no trained policy is shipped for 'chess' "
-                                                r"\(shipped: doppia_scelta, tant_fant, tris1, "
-                                                r"tris2, tritoc\)"):
-        ppo_module.shipped_checkpoint("chess")
+def test_a_game_without_a_shipped_policy_is_named(tmp_path, monkeypatch):
+    from tris_envs.agents import shipped
+
+    (tmp_path / "tris1.pt").write_bytes(b"")
+    monkeypatch.setattr(ppo_module, "SHIPPED_DIR", tmp_path)
+    monkeypatch.setattr(shipped, "SHIPPED_DIR", tmp_path)
+    with pytest.raises(FileNotFoundError, match=r"no trained policy is shipped for 'tant_fant' "
+                                                r"\(shipped: tris1.pt\)"):
+        ppo_module.shipped_checkpoint(make_game("tant_fant"))
 
 
 def test_an_agent_keeps_its_policy_after_the_first_move(monkeypatch):
@@ -77,14 +88,14 @@ def test_an_agent_keeps_its_policy_after_the_first_move(monkeypatch):
     monkeypatch.setattr(ppo_module, "load_policy",
                         lambda path, trust=False: loads.append(path) or real(path, trust))
     tris1, tant_fant = make_game("tris1"), make_game("tant_fant")
-    agent = ppo_module.PPOAgent(ppo_module.shipped_checkpoint("tris1"))
+    agent = ppo_module.PPOAgent(sb3_policy("tris1"))
     for _ in range(5):
         agent.act(tris1, tris1.initial_state())
     assert len(loads) == 1                   # no path resolved nor stat-ed after the first move
     shipped = ppo_module.PPOAgent()          # the shipped policy of whichever game it plays
-    assert shipped.policy_for(tris1) is real(ppo_module.shipped_checkpoint("tris1"))
-    assert shipped.policy_for(tant_fant) is real(ppo_module.shipped_checkpoint("tant_fant"))
-    assert shipped.policy_for(tris1) is real(ppo_module.shipped_checkpoint("tris1"))
+    assert shipped.policy_for(tris1) is real(sb3_policy("tris1"))
+    assert shipped.policy_for(tant_fant) is real(sb3_policy("tant_fant"))
+    assert shipped.policy_for(tris1) is real(sb3_policy("tris1"))
     pickled = pickle.dumps(agent)            # a copy for a worker carries the path, not the net
     assert len(pickled) < 10_000
     assert pickle.loads(pickled).act(tris1, tris1.initial_state()) == \
@@ -99,5 +110,6 @@ def test_command_line_evaluates_the_shipped_policy(capsys):
 @pytest.mark.parametrize("game", ["tris1", "tant_fant"])
 def test_shipped_policy_reaches_the_targets(game):
     """The README's figures: no loss against the solver, >= 99% optimal moves (400 games)."""
-    report = target_report(ppo_module.shipped_checkpoint(game), game, n_games=400, seed=0)
+    report = target_report(ppo_module.shipped_checkpoint(make_game(game)), game, n_games=400,
+                           seed=0)
     assert report and all(met for _, met in report), report

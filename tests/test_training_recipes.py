@@ -21,9 +21,8 @@ from hypothesis import HealthCheck, given, settings
 
 pytest.importorskip("mctx")
 
-from tris_envs.agents.az import variant_name
 from tris_envs.agents.az_network import load
-from tris_envs.agents.shipped import SHIPPED_DIR
+from tris_envs.agents.shipped import SHIPPED_DIR, variant_name
 from tris_envs.alphazero import recipes
 from tris_envs.alphazero.recipes import RECIPE_DIR, Recipe, read_recipe, recipe_names
 from tris_envs.alphazero.train import load_config, train

@@ -42,7 +42,7 @@ from tris_envs.agents.mcts import (
     WinsAtOnce,
 )
 from tris_envs.agents.search_settings import SearchSettings, setting_text
-from tris_envs.agents.shipped import SHIPPED_DIR
+from tris_envs.agents.shipped import SHIPPED_DIR, changed_options, shipped_variant
 from tris_envs.core.game import Game, wins_at_once
 from tris_envs.games import tactics_of
 
@@ -125,15 +125,6 @@ class PlayoutMixEvaluator(NetworkEvaluator):
         return out
 
 
-def changed_options(game: Game, options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The options (``game``'s, or ``options`` of the same game) that differ from the
-    game's defaults, ``max_moves`` aside: what names a variant."""
-    defaults = type(game).OPTIONS
-    options = game.options() if options is None else options
-    return {k: v for k, v in sorted(options.items())
-            if k != "max_moves" and v != defaults.get(k)}
-
-
 def plays_as_trained(game: Game, network: Network) -> bool:
     """Whether ``game``, once its setup is over, is the variant ``network`` was trained
     on: the same options, ``max_moves`` and those that change only the start
@@ -145,22 +136,15 @@ def plays_as_trained(game: Game, network: Network) -> bool:
     return play(network.config.options) == play(None)
 
 
-def variant_name(game: Game) -> str:
-    """File stem of the network for ``game``'s options: ``az_<game>[__<opt>=<val>...]``."""
-    return "__".join([f"az_{game.info.name}"]
-                     + [f"{k}={v}" for k, v in changed_options(game).items()])
-
-
 def shipped_network(game: Game) -> Path:
     """The shipped network for ``game``: its variant's if shipped, else the game's default.
 
     Raises:
         FileNotFoundError: no network is shipped for this game.
     """
-    for stem in (variant_name(game), f"az_{game.info.name}"):
-        path = SHIPPED_DIR / f"{stem}.npz"
-        if path.is_file():
-            return path
+    path = shipped_variant(game, "az")
+    if path is not None:
+        return path
     have = ", ".join(sorted(p.stem for p in SHIPPED_DIR.glob("az_*.npz"))) or "none"
     raise FileNotFoundError(f"no AlphaZero network is shipped for {game.info.name!r} (shipped: "
                             f"{have}); train one with tris-envs train az and pass "

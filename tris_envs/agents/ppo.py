@@ -49,10 +49,11 @@ import io
 import zipfile
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Union, cast
 
 import numpy as np
 
+from tris_envs.agents.az_network import Network, load
 from tris_envs.agents.board_cnn import board_cnn
 from tris_envs.agents.cache import LRUCache
 from tris_envs.agents.ppo_file import (
@@ -63,7 +64,7 @@ from tris_envs.agents.ppo_file import (
     read_policy,
     write_policy,
 )
-from tris_envs.agents.shipped import SHIPPED_DIR
+from tris_envs.agents.shipped import SHIPPED_DIR, shipped_variant
 from tris_envs.agents.spec import AgentSpec
 from tris_envs.core.game import Game
 from tris_envs.games import make_game
@@ -73,11 +74,18 @@ if TYPE_CHECKING:
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 __all__ = ["CheckpointError", "PickledPolicyError", "PolicyOpponent", "PPOAgent", "convert",
-           "load_policy", "export_policy", "shipped_checkpoint", "trusted_specs"]
+           "load_policy", "export_policy", "require_extra_for", "shipped_checkpoint",
+           "trusted_specs"]
 
 TRAIN_EXTRA = "pip install 'tris_envs[train]'"
 """How to install what this module needs."""
 
+BOARD_NETWORK = ".npz"
+"""The suffix of a policy that is a board network (:mod:`tris_envs.agents.az_network`'s
+format, what the JAX learner writes with ``learner = "ppo"``): played with NumPy alone."""
+
+Policy = Union["MaskableActorCriticPolicy", Network]
+"""What a :class:`PPOAgent` plays: a Stable-Baselines3 policy or a board network."""
 MODEL_CACHE_SIZE = 32
 """Loaded policies kept per process (least recently used dropped first)."""
 
@@ -94,26 +102,39 @@ def _require_train_extra() -> None:
                           f"{TRAIN_EXTRA}")
 
 
+def require_extra_for(path: Path) -> None:
+    """Raise a clear ``ImportError`` unless this machine can play the policy at ``path``: a
+    board network (``.npz``) needs NumPy alone, any other file the train extra."""
+    if path.suffix != BOARD_NETWORK:
+        _require_train_extra()
+
+
 def _checkpoint_path(path: str | Path) -> Path:
     """``path`` resolved; ``FileNotFoundError`` unless it is a file."""
     resolved = Path(path).expanduser().resolve()
     if not resolved.is_file():
         raise FileNotFoundError(f"PPO checkpoint {str(path)!r} not found (a .pt policy "
-                                "written by tris-envs train ppo or export_policy)")
+                                "written by tris-envs train ppo or export_policy, or a "
+                                "board network .npz of the JAX learner)")
     return resolved
 
 
-def shipped_checkpoint(game: str) -> Path:
-    """The trained policy shipped for ``game`` (a rules-core name such as ``"tant_fant"``).
+def shipped_checkpoint(game: Game) -> Path:
+    """The trained policy shipped for ``game``: the JAX learner's board network for its
+    options' variant, else for the game's defaults (``ppo_<game>[__<opt>=<val>...].npz``,
+    :func:`~tris_envs.agents.shipped.shipped_variant`), else Stable-Baselines3's policy of
+    the game (``<game>.pt``).
 
     Raises:
         FileNotFoundError: no policy is shipped for ``game``; the message lists those that are.
     """
-    path = SHIPPED_DIR / f"{game}.pt"
+    path = shipped_variant(game, "ppo") or SHIPPED_DIR / f"{game.info.name}.pt"
     if not path.is_file():
-        have = ", ".join(sorted(p.stem for p in SHIPPED_DIR.glob("*.pt"))) or "none"
-        raise FileNotFoundError(f"no trained policy is shipped for {game!r} (shipped: {have}); "
-                                "train one with tris-envs train ppo and pass ppo:<path>")
+        have = ", ".join(sorted(p.name for p in SHIPPED_DIR.iterdir()
+                                if p.suffix == ".pt" or p.name.startswith("ppo_"))) or "none"
+        raise FileNotFoundError(f"no trained policy is shipped for {game.info.name!r} "
+                                f"(shipped: {have}); train one with tris-envs train ppo and "
+                                "pass ppo:<path>")
     return path
 
 
@@ -140,6 +161,9 @@ def load_policy(path: str | Path, trust_pickle: bool = False) -> MaskableActorCr
     """
     _require_train_extra()
     resolved = _checkpoint_path(path)
+    if resolved.suffix == BOARD_NETWORK:
+        raise CheckpointError(f"{str(path)!r} is a board network (.npz), not a policy file: "
+                              "play it with PPOAgent or ppo:<path>")
     stat = resolved.stat()
     key = (str(resolved), stat.st_size, stat.st_mtime_ns, trust_pickle)
     return _POLICIES.get(key, lambda: _load_file(resolved, str(path), trust_pickle))
@@ -279,18 +303,20 @@ def choose_action(probabilities: np.ndarray, mask: np.ndarray, deterministic: bo
 
 
 class PPOAgent:
-    """A trained ``MaskablePPO`` policy playing through the :class:`Agent` protocol.
+    """A trained PPO policy playing through the :class:`Agent` protocol: a ``MaskablePPO``
+    policy or a board network of the JAX learner.
 
     The agent builds the mover's own observation (``game.observation(state, player)``, the
-    view the learner had in :class:`~tris_envs.envs.SingleAgentEnv`) and its legal mask, and
-    plays the policy's most probable legal action (``deterministic=True``) or samples the
-    masked distribution with ``rng``. A policy given by path loads at the first move.
+    view the learner had in :class:`~tris_envs.envs.SingleAgentEnv`; a board network builds
+    its own input) and its legal mask, and plays the policy's most probable legal action
+    (``deterministic=True``) or samples the masked distribution with ``rng``: no search. A
+    policy given by path loads at the first move.
 
     Args:
-        source: A policy file (``.pt``); a ``MaskablePPO`` model or its policy in memory
-            (played as it is, also while it trains on); ``None`` plays the policy shipped for
-            the game it is asked to move in (:func:`shipped_checkpoint`), trained with the
-            game's default options.
+        source: A policy file (``.pt``) or a board network (``.npz``, NumPy alone); a
+            ``MaskablePPO`` model or its policy in memory (played as it is, also while it
+            trains on); ``None`` plays the policy shipped for the game and options it is
+            asked to move in (:func:`shipped_checkpoint`).
         rng: Generator for stochastic play.
         deterministic: Play the most probable legal action instead of sampling.
         trust_pickle: Also load a Stable-Baselines3 pickle at ``source`` (a ``MaskablePPO``
@@ -299,22 +325,24 @@ class PPOAgent:
             it.
 
     Raises:
-        ImportError: the train extra is not installed (``pip install 'tris_envs[train]'``).
+        ImportError: the train extra is not installed (``pip install 'tris_envs[train]'``)
+            for a ``.pt`` file or a model (for the shipped policy: at the first move).
         FileNotFoundError: no file at the path ``source``.
     """
 
     def __init__(self, source: str | Path | MaskablePPO | MaskableActorCriticPolicy | None = None,
                  rng: np.random.Generator | None = None, deterministic: bool = True,
                  trust_pickle: bool = False) -> None:
-        _require_train_extra()
         self.trust_pickle = trust_pickle
         self.path: Path | None = None
         self._policy: MaskableActorCriticPolicy | None = None
-        self._loaded: tuple[str, MaskableActorCriticPolicy] | None = None
+        self._loaded: tuple[str, Policy] | None = None
         if isinstance(source, (str, Path)):
             self.path = _checkpoint_path(source)
+            require_extra_for(self.path)
             self.name = f"ppo:{self.path.stem}"
         elif source is not None:
+            _require_train_extra()
             self._policy = getattr(source, "policy", cast(Any, source))
             self.name = "ppo:model"
         else:
@@ -322,7 +350,7 @@ class PPOAgent:
         self.rng = rng if rng is not None else np.random.default_rng()
         self.deterministic = deterministic
 
-    def policy_for(self, game: Game) -> MaskableActorCriticPolicy:
+    def policy_for(self, game: Game) -> Policy:
         """The policy this agent plays in ``game`` (a file loads once per process).
 
         The agent keeps the policy it found for the latest game (by name), so later moves
@@ -337,8 +365,10 @@ class PPOAgent:
             return self._policy
         name = game.info.name
         if self._loaded is None or self._loaded[0] != name:
-            self._loaded = (name, load_policy(self.path or shipped_checkpoint(name),
-                                              self.trust_pickle))
+            path = self.path or shipped_checkpoint(game)
+            require_extra_for(path)
+            self._loaded = (name, load(path, game) if path.suffix == BOARD_NETWORK
+                            else load_policy(path, self.trust_pickle))
         return self._loaded[1]
 
     def checkpoint_for(self, game: Game) -> Path | None:
@@ -349,7 +379,7 @@ class PPOAgent:
         if self.path is not None:
             return self.path
         try:
-            return shipped_checkpoint(game.info.name)
+            return shipped_checkpoint(game)
         except FileNotFoundError:
             return None
 
@@ -360,11 +390,13 @@ class PPOAgent:
             ValueError: the policy's spaces do not fit ``game``.
             FileNotFoundError: no source was given and no policy is shipped for ``game``.
         """
-        player = game.current_player(state)
-        observation = game.observation(state, player)
+        policy = self.policy_for(game)
         mask = game.legal_mask(state).astype(bool)
-        return policy_action(self.policy_for(game), observation, mask, self.deterministic,
-                             self.rng)
+        if isinstance(policy, Network):
+            return choose_action(policy.evaluate([state])[0][0], mask, self.deterministic,
+                                 self.rng)
+        observation = game.observation(state, game.current_player(state))
+        return policy_action(policy, observation, mask, self.deterministic, self.rng)
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)

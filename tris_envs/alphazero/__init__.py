@@ -21,9 +21,9 @@ from tris_envs.agents.az import (
     AZAgent,
     NetworkEvaluator,
     shipped_network,
-    variant_name,
 )
 from tris_envs.agents.az_network import NetConfig, Network, load, save
+from tris_envs.agents.shipped import variant_name
 
 __all__ = ["BATCH_SIZE", "DEFAULT_SIMULATIONS", "AZAgent", "NetConfig", "Network",
            "NetworkEvaluator", "load", "save", "shipped_network", "variant_name"]

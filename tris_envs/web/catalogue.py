@@ -18,11 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from tris_envs.agents import make_agent
 from tris_envs.agents.alphabeta import DEFAULT_PLIES
 from tris_envs.agents.az import AZAgent, shipped_network
 from tris_envs.agents.mcts import MCTSAgent
-from tris_envs.agents.ppo import shipped_checkpoint
+from tris_envs.agents.ppo import require_extra_for, shipped_checkpoint
 from tris_envs.agents.spec import AGENT_SPECS, PLUGIN_FAMILIES, form_help
 from tris_envs.core.game import Game, resolve_chance
 from tris_envs.core.options import parse_options
@@ -99,8 +98,9 @@ def _entry(form: str, family: str, game: Game, limits: Limits) -> dict[str, Any]
             return None
     if family == "ppo":
         try:
-            make_agent("ppo")
-            extra = f" ({shipped_checkpoint(game.info.name).name})"
+            path = shipped_checkpoint(game)
+            require_extra_for(path)
+            extra = f" ({path.name})"
         except (ImportError, FileNotFoundError):
             return None
     if family == "az":
