@@ -92,6 +92,14 @@ from tris_envs.settings import (
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 """The shipped configs (``demo``): where ``--config <name>`` finds ``<name>.toml``."""
 
+ALGORITHMS = ("az", "ppo")
+"""The values of :attr:`Config.algorithm`."""
+
+PPO_DESCRIPTION = ("PPO in JAX, no search: the az learner's run (configs, --resume, "
+                   "checkpoints, evaluations) with algorithm = \"ppo\"; its networks play as "
+                   "ppo:<path>")
+"""What ``tris-envs train jax-ppo --help`` says first."""
+
 
 @dataclasses.dataclass
 class Config:
@@ -99,6 +107,8 @@ class Config:
 
     game: str = setting("tant_fant", one_of(*GAMES))
     options: dict[str, Any] = setting({}, table)
+    algorithm: str = setting("az", one_of(*ALGORITHMS))    # az: self-play searches; ppo:
+    # PPO with no search (tris_envs.ppo.jax_ppo), what tris-envs train jax-ppo runs
     seed: int = setting(0, integer(0, 2**32 - 1))            # JAX's keys hold 32 bits of it
     iterations: int = setting(100, integer(1))
     stop: int = setting(0, integer(0))      # end after this iteration (0: iterations); the
@@ -137,6 +147,20 @@ class Config:
     eval_simulations: int = setting(0, integer(0))      # of the evaluated az agent
     opponents: list[str] = setting(["random", "greedy"], specs)
     minutes: float = setting(0.0, number(0))            # wall-clock budget; 0: none
+    # the ppo algorithm's own (PPO in tris_envs.ppo.jax_ppo; its gamma is discount)
+    gae_lambda: float = setting(0.95, number(0, 1))
+    clip: float = setting(0.2, number(0, strict=True))  # the policy ratio's
+    entropy: float = setting(0.01, number(0))           # the entropy bonus's weight
+    value_coef: float = setting(0.5, number(0, strict=True))  # the value loss's weight
+    random: float = setting(0.0, number(0, 1))          # games with random in one seat
+
+
+SEARCH_ONLY = ("simulations", "considered", "noise", "alpha", "replay", "bootstrap",
+               "decisive", "safe", "explore", "wary", "expect_roll")
+"""The keys of :class:`Config` that only the ``az`` algorithm reads (its self-play search)."""
+
+PPO_ONLY = ("gae_lambda", "clip", "entropy", "value_coef", "random")
+"""The keys of :class:`Config` that only the ``ppo`` algorithm reads."""
 
 
 FLAT_PLAY_KEYS = {"play_simulations": "simulations", "play_traps": "traps",
@@ -250,6 +274,15 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
             require(config.game, capability, f"{key} = {'true' if value is True else value}")
     if config.stop > config.iterations:
         raise ValueError(f"stop={config.stop} must be at most iterations={config.iterations}")
+    defaults = Config()
+    other = SEARCH_ONLY if config.algorithm == "ppo" else PPO_ONLY
+    for key in other:
+        if getattr(config, key) != getattr(defaults, key):
+            raise ValueError(f"{key} = {getattr(config, key)!r}: algorithm = "
+                             f"{config.algorithm!r} does not read it")
+    if config.greedy + config.random > 1:
+        raise ValueError(f"greedy = {config.greedy} and random = {config.random}: the shares "
+                         "of games with a scripted seat add up to more than 1")
     if config.envs * config.steps % config.batch:
         raise ValueError(f"batch={config.batch} must divide envs * steps = "
                          f"{config.envs * config.steps}")
@@ -294,16 +327,23 @@ class Run:
         key, start = jax.random.split(jax.random.PRNGKey(config.seed))
         states = jax.vmap(self.env.init)(jax.random.split(start, config.envs))
         games, replicated = game_sharding()
-        search = Search(**{name: getattr(config, name) for name in Search._fields})
-        self.state = (jax.device_put(params, replicated),
-                      jax.device_put(optimiser.init(params), replicated),
-                      jax.device_put(states, games), jax.device_put(key, replicated),
-                      jax.device_put(new_memory(self.env, search), replicated))
+        self.state: tuple[Any, ...] = (
+            jax.device_put(params, replicated), jax.device_put(optimiser.init(params), replicated),
+            jax.device_put(states, games), jax.device_put(key, replicated))
+        if config.algorithm == "ppo":
+            from tris_envs.ppo.jax_ppo import PPO, make_update
+
+            ppo = PPO(**{name: getattr(config, name) for name in PPO._fields})
+            self.step = make_update(self.env, ppo, optimiser, policy_index(self.game),
+                                    config.blocks)
+        else:
+            search = Search(**{name: getattr(config, name) for name in Search._fields})
+            self.state += (jax.device_put(new_memory(self.env, search), replicated),)
+            self.step = make_iteration(self.env, search, optimiser, policy_index(self.game),
+                                       config.blocks)
         self.iteration_done = 0
         self.seconds = 0.0
         self.saved: int | None = None       # the iteration resume.npz holds
-        self.step = make_iteration(self.env, search, optimiser, policy_index(self.game),
-                                   config.blocks)
 
     def network(self) -> Any:
         """The current network, as the NumPy :class:`Network` the ``az`` agents play."""

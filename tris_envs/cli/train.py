@@ -36,16 +36,19 @@ flags (``--checkpoint-every`` for ``checkpoint_every``); ``--play-simulations`` 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     train = subparsers.add_parser(
-        "train", help="train a network: tris-envs train ppo|az|wary --help",
+        "train", help="train a network: tris-envs train ppo|jax-ppo|az|wary --help",
         description="Train a network; each learner has its own arguments "
                     "(tris-envs train ppo --help lists them).")
     learners = train.add_subparsers(
         dest="learner", required=True,
-        help="ppo: MaskablePPO with self-play (needs the train extra); az: the AlphaZero "
-             "learner in JAX (needs the jax and train extras); wary: teach an az network the "
-             "wary planes (needs the jax extra)")
+        help="ppo: MaskablePPO with self-play (needs the train extra); jax-ppo: PPO in JAX, "
+             "the az learner's run with algorithm = \"ppo\" (needs the jax extra); az: the "
+             "AlphaZero learner in JAX (needs the jax and train extras); wary: teach an az "
+             "network the wary planes (needs the jax extra)")
     _add_ppo(learners).set_defaults(run=run_ppo)
-    _add_az(learners).set_defaults(run=run_az)
+    _add_az(learners, "jax-ppo", az.PPO_DESCRIPTION).set_defaults(run=run_az,
+                                                                  algorithm="ppo")
+    _add_az(learners).set_defaults(run=run_az, algorithm=None)
     _add_wary(learners).set_defaults(run=run_wary)
     return train
 
@@ -113,8 +116,9 @@ def run_ppo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_az(learners: Any) -> argparse.ArgumentParser:
-    parser = learners.add_parser("az", description=_first_line(az.__doc__))
+def _add_az(learners: Any, name: str = "az", description: str | None = None
+            ) -> argparse.ArgumentParser:
+    parser = learners.add_parser(name, description=description or _first_line(az.__doc__))
     parser.add_argument("--config", help="a TOML file with Config's keys, or the name of a "
                         f"config the package ships ({', '.join(config_names(az.CONFIG_DIR))})")
     parser.add_argument("--game")
@@ -144,7 +148,7 @@ def _add_az(learners: Any) -> argparse.ArgumentParser:
 
 
 RECIPE_FLAGS = ("out", "resume", "recipe", "check", "processes", "quiet", "prog", "run",
-                "learner", "command", "parser")
+                "learner", "command", "parser", "algorithm")
 """The arguments a recipe's run takes; the others are the recipe's own settings."""
 
 
@@ -169,16 +173,19 @@ def run_az(args: argparse.Namespace) -> int:
             if args.out is None:
                 raise ValueError("give --out RUN_DIR (or --resume RUN_DIR)")
             overrides = {k: getattr(args, k) for k in (*AZ_INTEGER_FLAGS, "game", "minutes",
-                                                       "opponents")}
+                                                       "opponents", "algorithm")}
             if args.option:
                 overrides["options"] = parse_options(args.option)
             if args.play_simulations is not None:
                 overrides["play"] = {"simulations": args.play_simulations}
             config = az.load_config(az.config_file(args.config), overrides)
             out, resume = args.out, False
+        family = "ppo" if config.algorithm == "ppo" else "az"
+        played.append(f"final network: {{}} (play it with {family}:{{}})")
         return az.train(config, out, resume=resume, quiet=args.quiet)
 
-    return finish(args.prog, run)
+    played: list[str] = []
+    return finish(args.prog, run, lambda: played[-1] if played else None)
 
 
 def run_recipe(args: argparse.Namespace) -> int:
@@ -291,11 +298,12 @@ def _first_line(docstring: str | None) -> str:
     return (docstring or "").partition("\n")[0]
 
 
-def finish(prog: str, run: Callable[[], Path], said: str | None = None) -> int:
-    """A training command's end: ``run()``'s final network printed (exit status 0; ``said``
-    formats another path's line), or an error in its settings or files as one line (2), or
-    Ctrl-C (130) or SIGTERM (143), which ``run`` handles alike
-    (:func:`~tris_envs.durable.sigterm_as_interrupt`)."""
+def finish(prog: str, run: Callable[[], Path],
+           said: str | Callable[[], str | None] | None = None) -> int:
+    """A training command's end: ``run()``'s final network printed (exit status 0; ``said``,
+    or what it returns once ``run`` is done, formats another line with the path), or an
+    error in its settings or files as one line (2), or Ctrl-C (130) or SIGTERM (143), which
+    ``run`` handles alike (:func:`~tris_envs.durable.sigterm_as_interrupt`)."""
     try:
         with sigterm_as_interrupt():
             final = run()
@@ -304,5 +312,7 @@ def finish(prog: str, run: Callable[[], Path], said: str | None = None) -> int:
         return 2
     except KeyboardInterrupt as interrupt:
         return 143 if isinstance(interrupt, Terminated) else 130
-    print(said.format(final) if said else f"final network: {final} (play it with az:{final})")
+    line = said() if callable(said) else said
+    print(line.format(final, final) if line
+          else f"final network: {final} (play it with az:{final})")
     return 0
