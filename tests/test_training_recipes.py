@@ -63,17 +63,19 @@ def arrays(path: Path) -> dict[str, np.ndarray]:
 def test_every_recipe_parses_and_is_named_as_its_network(name):
     recipe = read_recipe(name)
     game = recipe.game()
-    assert variant_name(game) == name
+    assert variant_name(game, recipe.family) == name
     assert recipe.checks, "every recipe has acceptance matches"
+    assert {check.agent.family for check in recipe.checks} == {recipe.family}
 
 
 def test_there_is_one_recipe_per_shipped_network_and_no_stage_config():
-    assert recipe_names() == sorted(p.stem for p in SHIPPED_DIR.glob("az_*.npz"))
+    assert recipe_names() == sorted(p.stem for family in ("az", "ppo")
+                                    for p in SHIPPED_DIR.glob(f"{family}_*.npz"))
     configs = RECIPE_DIR.parent / "configs"
     assert sorted(p.name for p in configs.glob("*.toml")) == ["demo.toml"]
 
 
-@pytest.mark.parametrize("path", sorted(SHIPPED_DIR.glob("az_*.npz")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", sorted(SHIPPED_DIR.glob("*_*.npz")), ids=lambda p: p.stem)
 def test_every_shipped_network_names_its_recipe_and_fits_its_last_stage(path):
     recipe = read_recipe(path.stem)
     game = recipe.game()

@@ -23,12 +23,13 @@ one: the Tant Fant variants are Tant Fant's recipe with other ``options``); then
   its iterations.
 - ``ship``: ``"final"`` (the default: the last stage's network), or a table
   ``{ best_of = ["net_20", "final"], opponent = "solver", games = 200, seed = 0 }``: the one
-  of those networks of the last stage that scores most against ``opponent`` (its ``az``
-  agent, the first on a tie): a rule, never a hand pick.
+  of those networks of the last stage that scores most against ``opponent`` (played by
+  :attr:`Recipe.family`'s agent, the first on a tie): a rule, never a hand pick.
 - ``[[checks]]``: the acceptance matches, each ``agent`` (``"az"``: the network with its
-  search; ``"az:0"``: alone), ``opponent``, ``games`` and ``seeds``, and the target: a score
-  ``at_least``, at most ``max_losses`` losses, or a score within ``margin`` of
-  ``reference``'s own against the same opponent (Doppia scelta: the solver's).
+  search; ``"az:0"``: alone; ``"ppo"``: alone, as the ``ppo`` agents play it),
+  ``opponent``, ``games`` and ``seeds``, and the target: a score ``at_least``, at most
+  ``max_losses`` losses, or a score within ``margin`` of ``reference``'s own against the
+  same opponent (Doppia scelta: the solver's).
 
 Every stage, ``ship`` and ``checks`` is checked when the recipe is read (:func:`read_recipe`),
 before any stage trains. A recipe is named, never a path: the run writes only in its
@@ -175,11 +176,19 @@ class Recipe:
 
     @property
     def work(self) -> int:
-        """The searches its self-play runs, over its learner stages (iterations x
-        environments x steps x simulations): how ``--recipe all`` with ``--processes``
-        orders the recipes, the longest first."""
-        return sum((c.stop or c.iterations) * c.envs * c.steps * c.simulations
+        """The network calls of its learner stages' self-play (iterations x environments x
+        steps, times the simulations of each search where the algorithm searches): how
+        ``--recipe all`` with ``--processes`` orders the recipes, the longest first."""
+        return sum((c.stop or c.iterations) * c.envs * c.steps
+                   * (c.simulations if c.algorithm == "az" else 1)
                    for c in (s.config for s in self.stages) if c is not None)
+
+    @property
+    def family(self) -> str:
+        """The agents that play its network: ``"ppo"`` (the policy alone) where its last
+        learner stage trains with ``algorithm = "ppo"``, else ``"az"`` (with its search)."""
+        last = [s.config for s in self.stages if s.config is not None][-1]
+        return "ppo" if last.algorithm == "ppo" else "az"
 
     def game(self) -> Game:
         """The rules core with the recipe's options."""
@@ -383,9 +392,9 @@ def _check(value: Any, number: int, fail: Callable[[str], ValueError]) -> Check:
     if bad:
         raise fail(f"{here}unknown key {bad[0]!r}; a check holds {', '.join(CHECK_KEYS)}")
     agent = _spec(value.get("agent", "az"), f"{here}agent", fail)
-    if agent.family != "az" or agent.path is not None:
-        raise fail(f"{here}agent={value.get('agent')!r} must be az or az:<simulations> (the "
-                   "recipe's network)")
+    if agent.family not in ("az", "ppo") or agent.path is not None:
+        raise fail(f"{here}agent={value.get('agent')!r} must be az, az:<simulations> or ppo "
+                   "(the recipe's network)")
     games, seeds = value.get("games", 200), value.get("seeds", [0])
     if type(games) is not int or games < 1:
         raise fail(f"{here}games={games!r} must be a positive integer")
@@ -501,8 +510,8 @@ def _describe(stage: Stage) -> str:
     if stage.config is not None:
         c = stage.config
         stop = f", stopping after {c.stop}" if c.stop else ""
-        return (f"{c.iterations} iterations{stop} of {c.envs} games x {c.steps} plies, "
-                f"{c.simulations} simulations")
+        search = f"{c.simulations} simulations" if c.algorithm == "az" else "PPO, no search"
+        return f"{c.iterations} iterations{stop} of {c.envs} games x {c.steps} plies, {search}"
     settings = stage.settings
     assert settings is not None
     return f"the wary planes from {settings.games} games against {settings.opponent}"
@@ -530,8 +539,8 @@ def _chosen(recipe: Recipe, out: Path, quiet: bool) -> Path:
     scores = []
     for name in ship.best_of:
         path = folder / f"{name}.npz"
-        match = play_match(game, AgentSpec("az", path=str(path)), ship.opponent, ship.games,
-                           seed=ship.seed)
+        match = play_match(game, AgentSpec(recipe.family, path=str(path)), ship.opponent,
+                           ship.games, seed=ship.seed)
         scores.append(match.score)
         if not quiet:
             print(f"ship: {name} scores {match.score:.1%} against {ship.opponent}", flush=True)
