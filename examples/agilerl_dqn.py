@@ -15,6 +15,12 @@ Q-value), plays :func:`tris_envs.evaluation.play_match` against ``random`` and `
 
     python examples/agilerl_dqn.py --game tris1 --episodes 6000
 
+It takes the cell contract of ``tris-envs baselines`` (:mod:`tris_envs.evaluation.cell`):
+``--budget STEPS`` trains until ``STEPS`` transitions (moves of either seat) are stored
+instead of ``--episodes`` games, epsilon falling over the first ``eps_decay`` share of
+them; with ``--json PATH`` the matches (against ``--opponents``, default the ladder) are
+written to ``PATH``.
+
 AgileRL cannot share the package's test environment (it pins ``tensordict==0.13.0`` and
 ``pettingzoo<1.27``): ``make agilerl`` builds ``.venv-agilerl`` from
 ``examples/requirements-agilerl.txt`` and runs this script (docs/integrations.md).
@@ -37,6 +43,8 @@ from gymnasium import spaces
 from tensordict import TensorDict
 
 from tris_envs.evaluation import play_match
+from tris_envs.evaluation.cell import add_arguments, checked_opponents, write_cell
+from tris_envs.evaluation.checkpoint import format_table
 from tris_envs.games import game_spec, make_game
 
 OPPONENTS = ("random", "greedy")
@@ -47,6 +55,7 @@ class Args:
     game: str = "tris1"
     seed: int = 0
     episodes: int = 6000
+    transitions: int = 0            # > 0: train until this many are stored, not by episodes
     n_envs: int = 16
     lr: float = 1e-3
     batch_size: int = 128
@@ -155,15 +164,21 @@ def train(args: Args, quiet: bool = False) -> tuple[DQN, dict[str, float]]:
     dqn = make_dqn(args.game, args)
     buffer = ReplayBuffer(max_size=args.buffer_size)
     games = SelfPlay(args.game, args.n_envs, args.seed)
-    decay_episodes = max(1.0, args.eps_decay * args.episodes)
     began = time.perf_counter()
     stored = updates = 0
     since_update = 0
-    report_every = max(1, args.episodes // 10)
+    # the run's length: episodes, or transitions where args.transitions is given
+    total = args.transitions or args.episodes
+    report_every = max(1, total // 10)
     next_report = report_every
     loss = float("nan")
-    while games.episodes < args.episodes:
-        epsilon = max(args.eps_end, 1.0 - (1.0 - args.eps_end) * games.episodes / decay_episodes)
+
+    def done() -> int:
+        return stored if args.transitions else games.episodes
+
+    while done() < total:
+        epsilon = max(args.eps_end, 1.0 - (1.0 - args.eps_end) * done() / max(
+            1.0, args.eps_decay * total))
         dqn.set_training_mode(True)
         games.tick(dqn, epsilon)
         batch = games.drain()
@@ -175,10 +190,10 @@ def train(args: Args, quiet: bool = False) -> tuple[DQN, dict[str, float]]:
             loss = dqn.learn(buffer.sample(args.batch_size))
             updates += 1
             since_update -= args.learn_step
-        if not quiet and games.episodes >= next_report:
+        if not quiet and done() >= next_report:
             seconds = time.perf_counter() - began
-            print(f"episodes {games.episodes:,}/{args.episodes:,}  epsilon {epsilon:.2f}  "
-                  f"loss {loss:.4f}  transitions {stored:,}  {seconds:.0f} s", file=sys.stderr)
+            print(f"episodes {games.episodes:,}  epsilon {epsilon:.2f}  loss {loss:.4f}  "
+                  f"transitions {stored:,}  {seconds:.0f} s", file=sys.stderr)
             next_report += report_every
     dqn.set_training_mode(False)
     seconds = time.perf_counter() - began
@@ -195,16 +210,27 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=Args.seed)
     parser.add_argument("--games", type=int, default=200, help="games against each opponent")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    add_arguments(parser)
     options = parser.parse_args()
+    opponents = checked_opponents(parser, options, OPPONENTS)
     torch.set_num_threads(1)
-    args = Args(game=options.game, episodes=options.episodes, seed=options.seed)
+    args = Args(game=options.game, episodes=options.episodes, seed=options.seed,
+                transitions=options.budget or 0)
     quiet = options.quiet or not sys.stderr.isatty()
     dqn, run = train(args, quiet=quiet)
     print(f"trained {run['episodes']:,} self-play games ({run['transitions']:,} transitions, "
           f"{run['updates']:,} updates) in {run['seconds']:.0f} s, seed {args.seed}")
-    game = make_game(args.game)
-    for opponent in OPPONENTS:
-        print(play_match(game, DQNPlayer(dqn), opponent, n_games=options.games, seed=1))
+    game, player = make_game(args.game), DQNPlayer(dqn)
+    if options.json is not None:
+        results = write_cell(options.json, learner=player.name, game=game, agent=player,
+                             steps=run["transitions"], train_seconds=run["seconds"],
+                             n_games=options.games, seed=args.seed, opponents=opponents,
+                             budget=options.budget, details={
+                                 "episodes": run["episodes"], "updates": run["updates"]})
+        print(format_table(results))
+        return
+    for opponent in opponents:
+        print(play_match(game, player, opponent, n_games=options.games, seed=1))
 
 
 if __name__ == "__main__":

@@ -18,6 +18,11 @@ learner steps per second (environment steps of the learner, updates included)::
     python examples/cleanrl_ppo.py --game tris1 --total-timesteps 200000
     python examples/cleanrl_ppo.py --game tant_fant --total-timesteps 500000
 
+It takes the cell contract of ``tris-envs baselines`` (:mod:`tris_envs.evaluation.cell`):
+``--budget`` is ``--total-timesteps`` (a budget under one rollout of ``num_envs`` games
+shortens the rollout to fit), ``--games`` is ``--eval-games``, and with ``--json PATH`` the
+matches (against ``--opponents``, default the ladder) are written to ``PATH``.
+
 Needs PyTorch (``pip install 'tris_envs[train]'`` brings it).
 """
 
@@ -27,6 +32,7 @@ import argparse
 import copy
 import time
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -36,6 +42,8 @@ from torch import nn
 from tris_envs.envs.turns import BatchedPolicy
 from tris_envs.envs.vector import SingleAgentVectorEnv
 from tris_envs.evaluation import play_match
+from tris_envs.evaluation.cell import add_arguments, checked_opponents, write_cell
+from tris_envs.evaluation.checkpoint import format_table
 
 
 @dataclass
@@ -65,16 +73,29 @@ class Args:
     save: str = ""                   # a path for the network's state_dict
 
 
-def parse_args() -> Args:
+ALIASES = {"eval_games": "--games"}
+"""A flag of the cell contract (tris_envs.evaluation.cell) that is a field here."""
+
+
+def parse_args() -> tuple[Args, list[str], Path | None]:
+    """The arguments (``--budget`` sets ``total_timesteps``), the opponents to play after
+    training, and ``--json``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for field in fields(Args):
-        flag = "--" + field.name.replace("_", "-")
+        flags = ["--" + field.name.replace("_", "-")] + (
+            [ALIASES[field.name]] if field.name in ALIASES else [])
         if field.type == "bool":
-            parser.add_argument(flag, type=lambda s: s.lower() in ("1", "true", "yes"),
+            parser.add_argument(*flags, type=lambda s: s.lower() in ("1", "true", "yes"),
                                 default=field.default)
         else:
-            parser.add_argument(flag, type=type(field.default), default=field.default)
-    return Args(**vars(parser.parse_args()))
+            parser.add_argument(*flags, type=type(field.default), default=field.default)
+    add_arguments(parser)
+    options = parser.parse_args()
+    opponents = checked_opponents(parser, options, options.eval_opponents.split(","))
+    if options.budget is not None:
+        options.total_timesteps = options.budget
+    args = Args(**{field.name: getattr(options, field.name) for field in fields(Args)})
+    return args, opponents, options.json
 
 
 class Agent(nn.Module):
@@ -162,9 +183,10 @@ def train(args: Args) -> tuple[Agent, dict[str, float]]:
     agent = Agent(int(np.prod(obs_shape)), n_actions, args.hidden)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
 
-    n, t_len = args.num_envs, args.num_steps
+    n = args.num_envs
+    t_len = max(1, min(args.num_steps, args.total_timesteps // n))  # a rollout within budget
     batch_size = n * t_len
-    minibatch_size = batch_size // args.num_minibatches
+    minibatch_size = max(1, batch_size // args.num_minibatches)
     num_updates = max(1, args.total_timesteps // batch_size)
     obs_buf = torch.zeros((t_len, n, int(np.prod(obs_shape))))
     mask_buf = torch.zeros((t_len, n, n_actions), dtype=torch.bool)
@@ -251,11 +273,11 @@ def train(args: Args) -> tuple[Agent, dict[str, float]]:
     seconds, cpu = time.perf_counter() - began, time.process_time() - began_cpu
     steps = num_updates * batch_size
     return agent, {"steps": steps, "seconds": seconds, "steps_per_second": steps / seconds,
-                   "cpu_steps_per_second": steps / cpu}
+                   "cpu_steps_per_second": steps / cpu, "rollout": batch_size}
 
 
 def main() -> None:
-    args = parse_args()
+    args, opponents, json_path = parse_args()
     torch.set_num_threads(1)  # small networks: more threads only slow torch down on shared cores
     agent, run = train(args)
     print(f"learner: {run['steps']} steps in {run['seconds']:.1f} s, "
@@ -264,7 +286,16 @@ def main() -> None:
     if args.save:
         torch.save(agent.state_dict(), args.save)
     game = SingleAgentVectorEnv(args.game, 1).game
-    for opponent in args.eval_opponents.split(","):
+    if json_path is not None:
+        results = write_cell(json_path, learner=NetworkPlayer.name, game=game,
+                             agent=NetworkPlayer(agent), steps=run["steps"],
+                             train_seconds=run["seconds"], n_games=args.eval_games,
+                             seed=args.seed, opponents=opponents,
+                             budget=args.total_timesteps, details={
+                                 "num_envs": args.num_envs, "rollout": run["rollout"]})
+        print(format_table(results))
+        return
+    for opponent in opponents:
         if args.eval_games > 0 and opponent:
             result = play_match(game, NetworkPlayer(agent), opponent, n_games=args.eval_games,
                                 seed=args.seed)

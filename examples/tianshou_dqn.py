@@ -12,12 +12,20 @@ Q-value), plays :func:`tris_envs.evaluation.play_match` against ``random``::
 
     python examples/tianshou_dqn.py --game tris1 --epochs 20
 
+It takes the cell contract of ``tris-envs baselines`` (:mod:`tris_envs.evaluation.cell`):
+``--budget STEPS`` trains for ``2 * STEPS`` environment steps (the learner's moves and the
+opponent's, in epochs of at most ``--epoch-steps``), and the learner's moves in its
+training games are counted; with ``--json PATH`` the matches (against ``--opponents``,
+default the ladder) are written to ``PATH``.
+
 Needs ``pip install 'tris_envs[tianshou]'`` (Tianshou 2.0; PyTorch).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import sys
 import time
 from typing import Any
 
@@ -34,6 +42,8 @@ from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
 from tris_envs.evaluation import play_match
+from tris_envs.evaluation.cell import add_arguments, checked_opponents, write_cell
+from tris_envs.evaluation.checkpoint import format_table
 from tris_envs.games import game_spec, make_game
 
 
@@ -43,8 +53,9 @@ class Roles:
 
     possible_agents = ["learner", "opponent"]
 
-    def __init__(self, env: Any) -> None:
+    def __init__(self, env: Any, tally: list[int] | None = None) -> None:
         self.env = env
+        self.tally = tally          # tally[0] counts the learner's moves, where given
         self.rng = np.random.default_rng()
         self.seats = dict(zip(self.possible_agents, env.possible_agents))
 
@@ -78,6 +89,8 @@ class Roles:
         return self.env.last(observe)
 
     def step(self, action: Any) -> None:
+        if self.tally is not None and self.agent_selection == "learner":
+            self.tally[0] += 1
         self.env.step(action)
 
     def render(self) -> Any:
@@ -87,12 +100,13 @@ class Roles:
         self.env.close()
 
 
-def make_env(game: str) -> PettingZooEnv:
-    """Tianshou's view of our game's ``env()``, agents named by role."""
+def make_env(game: str, tally: list[int] | None = None) -> PettingZooEnv:
+    """Tianshou's view of our game's ``env()``, agents named by role (the learner's moves
+    counted in ``tally[0]``, where given)."""
     import importlib
 
     module = importlib.import_module(game_spec(game).env_module)
-    return PettingZooEnv(Roles(module.env()))
+    return PettingZooEnv(Roles(module.env(), tally))
 
 
 class QAgent:
@@ -113,8 +127,13 @@ class QAgent:
 
 def train(game: str = "tris1", epochs: int = 20, epoch_steps: int = 2000, seed: int = 0,
           n_envs: int = 8, lr: float = 1e-3, hidden: tuple[int, ...] = (128, 128),
-          quiet: bool = False) -> tuple[QAgent, float]:
-    """Train the DQN learner; returns it as an agent and the training's wall seconds."""
+          quiet: bool = False, budget: int | None = None) -> tuple[QAgent, dict[str, Any]]:
+    """Train the DQN learner (``budget``: for ``2 * budget`` environment steps, in epochs
+    of at most ``epoch_steps``, instead of ``epochs``); returns it as an agent and the
+    run's figures: wall seconds, epochs, the learner's moves in its training games."""
+    if budget is not None:
+        epoch_steps = min(epoch_steps, 2 * budget)
+        epochs = math.ceil(2 * budget / epoch_steps)
     torch.manual_seed(seed)
     np.random.seed(seed)
     env = make_env(game)
@@ -127,7 +146,8 @@ def train(game: str = "tris1", epochs: int = 20, epoch_steps: int = 2000, seed: 
                   target_update_freq=320)
     opponent = MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space)
     algorithm = MultiAgentOffPolicyAlgorithm(algorithms=[learner, opponent], env=env)
-    train_envs = DummyVectorEnv([lambda: make_env(game) for _ in range(n_envs)])
+    learner_moves = [0]
+    train_envs = DummyVectorEnv([lambda: make_env(game, learner_moves) for _ in range(n_envs)])
     test_envs = DummyVectorEnv([lambda: make_env(game) for _ in range(n_envs)])
     train_envs.seed(seed)
     test_envs.seed(seed + 10_000)
@@ -144,7 +164,8 @@ def train(game: str = "tris1", epochs: int = 20, epoch_steps: int = 2000, seed: 
         batch_size=64, update_step_num_gradient_steps_per_sample=0.2,
         test_in_training=False, show_progress=not quiet,
         multi_agent_return_reduction=lambda rews: rews[:, 0]))
-    return QAgent(net.eval()), time.perf_counter() - began
+    return QAgent(net.eval()), {"seconds": time.perf_counter() - began, "epochs": epochs,
+                                "epoch_steps": epoch_steps, "learner_moves": learner_moves[0]}
 
 
 def main() -> None:
@@ -154,12 +175,25 @@ def main() -> None:
     parser.add_argument("--epoch-steps", type=int, default=2000)
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
+    add_arguments(parser)
     args = parser.parse_args()
+    opponents = checked_opponents(parser, args, ["random"])
     torch.set_num_threads(1)
-    agent, seconds = train(args.game, args.epochs, args.epoch_steps, args.seed)
-    print(f"trained {args.epochs} x {args.epoch_steps} steps in {seconds:.0f} s")
-    result = play_match(make_game(args.game), agent, "random", n_games=args.games, seed=1)
-    print(result)
+    agent, run = train(args.game, args.epochs, args.epoch_steps, args.seed,
+                       quiet=not sys.stderr.isatty(), budget=args.budget)
+    print(f"trained {run['epochs']} x {run['epoch_steps']} steps ({run['learner_moves']:,} "
+          f"learner moves) in {run['seconds']:.0f} s")
+    game = make_game(args.game)
+    if args.json is not None:
+        results = write_cell(args.json, learner=agent.name, game=game, agent=agent,
+                             steps=run["learner_moves"], train_seconds=run["seconds"],
+                             n_games=args.games, seed=args.seed, opponents=opponents,
+                             budget=args.budget, details={
+                                 "epochs": run["epochs"], "epoch_steps": run["epoch_steps"]})
+        print(format_table(results))
+        return
+    for opponent in opponents:
+        print(play_match(game, agent, opponent, n_games=args.games, seed=1))
 
 
 if __name__ == "__main__":

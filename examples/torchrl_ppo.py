@@ -14,6 +14,11 @@ plays :func:`tris_envs.evaluation.play_match` against ``random``::
 
     python examples/torchrl_ppo.py --game tris1 --episodes 12000
 
+It takes the cell contract of ``tris-envs baselines`` (:mod:`tris_envs.evaluation.cell`):
+``--budget STEPS`` trains until the learner has made ``STEPS`` moves (at the end of an
+update of ``episodes_per_update`` games) instead of ``--episodes``; with ``--json PATH`` the
+matches (against ``--opponents``, default the ladder) are written to ``PATH``.
+
 Needs ``pip install 'tris_envs[torchrl]'`` (TorchRL 0.14, TensorDict; PyTorch).
 """
 
@@ -33,6 +38,8 @@ from torchrl.envs.utils import MarlGroupMapType, step_mdp
 from torchrl.modules import MaskedCategorical
 
 from tris_envs.evaluation import play_match
+from tris_envs.evaluation.cell import add_arguments, checked_opponents, write_cell
+from tris_envs.evaluation.checkpoint import format_table
 from tris_envs.games import game_spec, make_game
 
 
@@ -96,9 +103,10 @@ def play_episode(env: PettingZooWrapper, model: ActorCritic, rng: np.random.Gene
 
 def train(game: str = "tris1", episodes: int = 12000, episodes_per_update: int = 64,
           epochs: int = 10, lr: float = 1e-3, gamma: float = 0.99, lam: float = 0.95,
-          clip: float = 0.2, ent_coef: float = 0.01, seed: int = 0, quiet: bool = False
-          ) -> tuple[ActorCritic, dict[str, float]]:
-    """Masked PPO against a random player; returns the model and the run's figures."""
+          clip: float = 0.2, ent_coef: float = 0.01, seed: int = 0, quiet: bool = False,
+          budget: int | None = None) -> tuple[ActorCritic, dict[str, float]]:
+    """Masked PPO against a random player, for ``episodes`` games or (``budget``) until
+    the learner has made ``budget`` moves; returns the model and the run's figures."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     env = make_env(game, seed)
@@ -110,7 +118,7 @@ def train(game: str = "tris1", episodes: int = 12000, episodes_per_update: int =
     began = time.perf_counter()
     played = steps = 0
     returns: list[float] = []
-    while played < episodes:
+    while played < episodes if budget is None else steps < budget:
         batch: list[dict[str, torch.Tensor]] = []
         for _ in range(episodes_per_update):
             moves, total = play_episode(env, model, rng)
@@ -171,13 +179,23 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=12000)
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
+    add_arguments(parser)
     args = parser.parse_args()
+    opponents = checked_opponents(parser, args, ["random"])
     torch.set_num_threads(1)
-    model, run = train(args.game, args.episodes, seed=args.seed)
+    model, run = train(args.game, args.episodes, seed=args.seed, budget=args.budget)
     print(f"trained {run['episodes']} episodes ({run['learner_moves']} learner moves) in "
           f"{run['seconds']:.0f} s")
-    print(play_match(make_game(args.game), PolicyAgent(model), "random", n_games=args.games,
-                     seed=1))
+    game, agent = make_game(args.game), PolicyAgent(model)
+    if args.json is not None:
+        results = write_cell(args.json, learner=agent.name, game=game, agent=agent,
+                             steps=run["learner_moves"], train_seconds=run["seconds"],
+                             n_games=args.games, seed=args.seed, opponents=opponents,
+                             budget=args.budget, details={"episodes": run["episodes"]})
+        print(format_table(results))
+        return
+    for opponent in opponents:
+        print(play_match(game, agent, opponent, n_games=args.games, seed=1))
 
 
 if __name__ == "__main__":

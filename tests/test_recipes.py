@@ -68,9 +68,19 @@ def test_cleanrl_ppo_learns_tris1():
 def test_tianshou_dqn_smoke():
     pytest.importorskip("tianshou")
     script = load_example("tianshou_dqn")
-    agent, seconds = script.train("tris1", epochs=1, epoch_steps=200, n_envs=2, quiet=True)
-    assert seconds > 0
+    agent, run = script.train("tris1", epochs=1, epoch_steps=200, n_envs=2, quiet=True)
+    assert run["seconds"] > 0 and run["epochs"] == 1 and run["learner_moves"] > 0
     plays_legal_games(agent)
+
+
+def test_tianshou_dqn_budget_counts_the_learners_moves():
+    pytest.importorskip("tianshou")
+    script = load_example("tianshou_dqn")
+    _, run = script.train("tris1", n_envs=2, quiet=True, budget=150)
+    # 300 environment steps, one epoch, and the random player's moves left out: about half
+    # of those and of the 128 collected before training
+    assert run["epochs"] == 1 and run["epoch_steps"] == 300
+    assert 150 <= run["learner_moves"] <= 300
 
 
 @pytest.mark.slow

@@ -1,6 +1,6 @@
 """The ``tris-envs`` command line: one parser tree, one module per subcommand (each with
 ``add_parser(subparsers)`` and ``run(args)``): play, eval, tournament, replay, bench, train,
-evaluate, watch, serve."""
+evaluate, baselines, watch, serve."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 
 import tris_envs
 from tris_envs.cli import (
+    baselines,
     bench,
     evaluate,
     play,
@@ -27,11 +28,11 @@ from tris_envs.durable import Terminated, sigterm_as_interrupt
 __all__ = ["GAMES", "main", "parse_options", "parser"]
 
 COMMANDS = {"play": play, "eval": eval_match, "tournament": tournament, "replay": replay,
-            "bench": bench, "train": train, "evaluate": evaluate, "watch": watch,
-            "serve": serve}
+            "bench": bench, "train": train, "evaluate": evaluate, "baselines": baselines,
+            "watch": watch, "serve": serve}
 """Each subcommand's module, in the order ``tris-envs --help`` lists them."""
 
-SELF_REPORTING = ("train", "evaluate")
+SELF_REPORTING = ("train", "evaluate", "baselines")
 """The subcommands whose ``run`` prints its own error line and returns the exit status."""
 
 

@@ -107,12 +107,28 @@ def evaluate_checkpoint(checkpoint: str | Path, game: Game,
             file that is not a checkpoint for ``game``.
         FileNotFoundError: no checkpoint file.
     """
-    specs = parsed_sources(opponents)
+    parsed_sources(opponents)       # a bad spec fails before the checkpoint is read
     source = checkpoint_agent(checkpoint, game, deterministic, simulations, trust_pickle)
+    return evaluate_agent(game, source, opponents, n_games, seed, processes, judge_moves,
+                          progress)
+
+
+def evaluate_agent(game: Game, agent: AgentSource, opponents: Sequence[AgentSpec | str],
+                   n_games: int, seed: int, processes: int = 1, judge_moves: bool = True,
+                   progress: Callable[[int], None] | None = None) -> list[OpponentResult]:
+    """Play ``agent`` (any source of :func:`~tris_envs.evaluation.play_match`: a spec, a
+    factory, an agent instance) against each opponent, ``n_games`` games each, seats
+    alternating, with ``seed``; where the game has a solver and ``judge_moves``, count its
+    value-keeping moves (forced ones included).
+
+    Raises:
+        ValueError: a bad spec, count or seed, or ``"solver"`` for a game without one.
+    """
+    specs = parsed_sources(opponents)
     judge = judge_moves and GAMES[game.info.name].solvable
     results = []
     for opponent, spec in zip(opponents, specs):
-        match = play_match(game, source, spec, n_games, seed, processes=processes,
+        match = play_match(game, agent, spec, n_games, seed, processes=processes,
                            keep_records=judge, progress=progress)
         result = OpponentResult(str(opponent), match)
         if judge:
