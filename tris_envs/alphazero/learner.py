@@ -330,6 +330,23 @@ def game_sharding() -> tuple[NamedSharding, NamedSharding]:
     return NamedSharding(mesh, PartitionSpec("games")), NamedSharding(mesh, PartitionSpec())
 
 
+def minibatch_steps(loss: Callable[..., tuple[Array, Array]],
+                    optimiser: optax.GradientTransformation, params: Params, opt_state: Any,
+                    data: Any, rows: Array) -> tuple[Params, Any, Array]:
+    """One optimiser step per row of ``rows`` ``[M, batch]`` (one ``lax.scan``), each on
+    ``loss``'s gradient over those rows of every array of ``data``: the updated ``params``
+    and ``opt_state``, and ``loss``'s auxiliary losses ``[M, ...]``."""
+    def step(carry: tuple[Params, Any], chosen: Array) -> tuple[tuple[Params, Any], Array]:
+        params, opt_state = carry
+        grads, losses = jax.grad(loss, has_aux=True)(
+            params, *jax.tree_util.tree_map(lambda x: x[chosen], data))
+        changes, opt_state = optimiser.update(grads, opt_state, params)
+        return (optax.apply_updates(params, changes), opt_state), losses
+
+    (params, opt_state), losses = jax.lax.scan(step, (params, opt_state), rows)
+    return params, opt_state, losses
+
+
 def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransformation,
                    index: ArrayLike, blocks: int) -> Callable[..., tuple[Any, ...]]:
     """The jitted ``(params, opt_state, states, key, memory) -> (params, opt_state, states,
@@ -431,16 +448,8 @@ def make_iteration(env: TrisEnv, search: Search, optimiser: optax.GradientTransf
         order = jnp.concatenate([jax.random.permutation(k, rows)[:size] for k in
                                  jax.random.split(shuffle, search.epochs)])
 
-        def minibatch(carry: tuple[Params, Any],
-                      rows: Array) -> tuple[tuple[Params, Any], Array]:
-            params, opt_state = carry
-            grads, losses = jax.grad(loss, has_aux=True)(
-                params, *jax.tree_util.tree_map(lambda x: x[rows], flat))
-            changes, opt_state = optimiser.update(grads, opt_state, params)
-            return (optax.apply_updates(params, changes), opt_state), losses
-
-        (params, opt_state), losses = jax.lax.scan(minibatch, (params, opt_state),
-                                                   order.reshape(-1, search.batch))
+        params, opt_state, losses = minibatch_steps(loss, optimiser, params, opt_state, flat,
+                                                    order.reshape(-1, search.batch))
         games = samples.done.sum()
         metrics = Metrics(games, size / jnp.maximum(games, 1), *losses.mean(0))
         return params, opt_state, states, key, memory, metrics

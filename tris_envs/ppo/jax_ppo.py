@@ -26,7 +26,7 @@ import optax
 from jax.typing import ArrayLike
 
 from tris_envs.alphazero.jax_net import forward, input_of
-from tris_envs.alphazero.learner import Metrics, greedy_moves
+from tris_envs.alphazero.learner import Metrics, greedy_moves, minibatch_steps
 from tris_envs.jax import TrisEnv, restart
 from tris_envs.jax.base import Array, GameState, PRNGKey
 
@@ -181,16 +181,8 @@ def make_update(env: TrisEnv, ppo: PPO, optimiser: optax.GradientTransformation,
         order = jnp.concatenate([jax.random.permutation(k, size)
                                  for k in jax.random.split(shuffle, ppo.epochs)])
 
-        def minibatch(carry: tuple[Params, Any], rows: Array
-                      ) -> tuple[tuple[Params, Any], Array]:
-            params, opt_state = carry
-            grads, losses = jax.grad(loss, has_aux=True)(
-                params, *jax.tree_util.tree_map(lambda x: x[rows], flat))
-            changes, opt_state = optimiser.update(grads, opt_state, params)
-            return (optax.apply_updates(params, changes), opt_state), losses
-
-        (params, opt_state), losses = jax.lax.scan(minibatch, (params, opt_state),
-                                                   order.reshape(-1, ppo.batch))
+        params, opt_state, losses = minibatch_steps(loss, optimiser, params, opt_state, flat,
+                                                    order.reshape(-1, ppo.batch))
         games = plies.done.sum()
         return (params, opt_state, states, key,
                 Metrics(games, size / jnp.maximum(games, 1), *losses.mean(0)))
