@@ -1,6 +1,6 @@
-"""What a new user of the installed package meets first: a missing extra named (bench,
-train ppo, evaluate), a missing network refused before any "loading" line, Gymnasium's ids
-as the quick start gives them."""
+"""What a new user of the installed package meets first: a missing extra named in one line
+before the command writes anything (every optional feature), a missing network refused before
+any "loading" line, Gymnasium's ids as the quick start gives them."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 from tris_envs import cli
 from tris_envs.agents.shipped import SHIPPED_DIR
 from tris_envs.bench import engines as benchmark
+from tris_envs.extras import EXTRA_MODULES
 from tris_envs.games import make_game
 from tris_envs.play import play_session
 
@@ -25,22 +26,55 @@ def test_bench_without_pygame_names_the_render_extra(monkeypatch):
         benchmark.baseline_env()
 
 
-def test_train_ppo_and_evaluate_without_the_train_extra_name_it(monkeypatch, capsys, tmp_path):
-    for name in ("torch", "sb3_contrib", "stable_baselines3"):
-        monkeypatch.setitem(sys.modules, name, None)
-    monkeypatch.delitem(sys.modules, "tris_envs.ppo.train", raising=False)
-    assert cli.main(["train", "ppo", "--game", "tris1", "--out", str(tmp_path / "run")]) == 2
-    assert capsys.readouterr().err == ("tris-envs train ppo: error: training needs the train "
-                                       "extra: pip install 'tris_envs[train]'\n")
-    assert not (tmp_path / "run").exists()
-    assert cli.main(["evaluate", str(tmp_path / "final.zip"), "--game", "tris1"]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("tris-envs evaluate: error: PPO checkpoints need the train extra")
-    assert err.endswith("pip install 'tris_envs[train]'\n")
+FEATURES = [
+    ("jax", ["train", "az", "--recipe", "az_tris1", "--out", "run"]),
+    ("jax", ["train", "az", "--game", "tris1", "--out", "run"]),
+    ("jax", ["train", "jax-ppo", "--game", "tris1", "--out", "run"]),
+    ("jax", ["train", "wary", "--init", "net.npz", "--out", "run"]),
+    ("jax", ["bench", "--jax"]),
+    ("jax", ["bench", "--learner"]),
+    ("train", ["train", "ppo", "--game", "tris1", "--out", "run"]),
+    ("train", ["evaluate", "final.pt", "--game", "tris1"]),
+    ("train", ["eval", "tris1", "ppo:final.zip", "random", "--records", "games.jsonl"]),
+    ("openspiel", ["eval", "tris1", "openspiel-mcts:10", "random", "--records", "games.jsonl"]),
+    ("distributed", ["tournament", "tris1", "random", "greedy", "--ray", "--records",
+                     "games.jsonl"]),
+]
+"""Each optional feature's command line and the extra it needs."""
+
+
+@pytest.mark.parametrize(("extra", "argv"), FEATURES, ids=[" ".join(a) for _, a in FEATURES])
+def test_a_feature_without_its_extra_names_it_and_writes_nothing(monkeypatch, capsys, tmp_path,
+                                                                 extra, argv):
+    for module in EXTRA_MODULES[extra]:
+        monkeypatch.setitem(sys.modules, module, None)        # as if not installed
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stop:
+        cli.main(argv)
+    assert stop.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1 and f"needs the {extra} extra" in err, err
+    assert err.endswith(f'pip install "tris_envs[{extra}]"\n')
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_fresh_interpreter_without_jax_trains_nothing(tmp_path):
+    # the interpreter finds no jax (as without the extra): train az names it, no run folder
+    code = ("import sys\nsys.modules['jax'] = None\nfrom tris_envs.cli import main\n"
+            "sys.exit(main())")
+    done = subprocess.run([sys.executable, "-c", code, "train", "az", "--recipe", "az_tris1",
+                           "--out", "run"], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == ("tris-envs train az: error: this command needs the jax extra (jax is "
+                           'not installed): pip install "tris_envs[jax]"\n')
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_missing_network_is_refused_before_the_loading_line(monkeypatch, tmp_path):
-    monkeypatch.setattr("tris_envs.agents.az.SHIPPED_DIR", tmp_path)     # none shipped
+    for module in ("tris_envs.agents.az", "tris_envs.agents.shipped"):   # none shipped
+        monkeypatch.setattr(f"{module}.SHIPPED_DIR", tmp_path)
     shown: list[str] = []
     with pytest.raises(FileNotFoundError, match="no AlphaZero network is shipped for 'tritoc'"):
         play_session(make_game("tritoc"), "az", 0, read=lambda prompt: "quit",

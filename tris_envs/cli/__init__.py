@@ -20,10 +20,11 @@ from tris_envs.cli import (
     watch,
 )
 from tris_envs.cli import eval as eval_match
-from tris_envs.cli.arguments import GAMES
+from tris_envs.cli.arguments import GAMES, check_extras
 from tris_envs.cli.matches import journal_note
 from tris_envs.core.options import parse_options
 from tris_envs.durable import Terminated, sigterm_as_interrupt
+from tris_envs.extras import MissingExtra
 
 __all__ = ["GAMES", "main", "parse_options", "parser"]
 
@@ -68,10 +69,16 @@ def main(argv: list[str] | None = None) -> int:
     Returns:
         The exit status: 0 on success. A usage error exits with 2 (argparse's
         ``SystemExit``), as does a bad value, file or missing extra; Ctrl-C exits with 130.
+        A missing extra the command needs (:func:`~tris_envs.cli.arguments.check_extras`)
+        is named before the command runs, so it writes nothing.
     """
     tree = parser()
     args = tree.parse_args(argv)
     command = COMMANDS[args.command]
+    try:
+        check_extras(args)
+    except MissingExtra as error:
+        tree.exit(2, f"{getattr(args, 'prog', f'tris-envs {args.command}')}: error: {error}\n")
     if args.command in SELF_REPORTING:
         status: int = command.run(args)
         return status

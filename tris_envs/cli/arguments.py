@@ -1,14 +1,18 @@
-"""What several subcommands declare alike: argument types, help texts, ``--trust-pickle``
-and the journal's flags."""
+"""What several subcommands declare alike: argument types, help texts, ``--trust-pickle``,
+the journal's flags and the extras a command needs."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from tris_envs.agents.spec import AGENT_HELP, AgentSpec
+from tris_envs.agents.ppo import BOARD_NETWORK
+from tris_envs.agents.spec import AGENT_HELP, PLUGIN_FAMILIES, AgentSpec
 from tris_envs.core.errors import brief
+from tris_envs.extras import require
 from tris_envs.games import GAMES as REGISTRY
 
 GAMES = list(REGISTRY)
@@ -59,6 +63,59 @@ def agent_spec(text: str) -> AgentSpec:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+@dataclass(frozen=True)
+class Need:
+    """An extra a command needs: always, or when ``when(args)`` is true.
+
+    Attributes:
+        extra: The extra (:data:`tris_envs.extras.EXTRA_MODULES`).
+        what: What needs it, as the error line names it (``"this command"``, ``"--ray"``).
+        when: Whether these arguments need it; ``None``: always.
+    """
+
+    extra: str
+    what: str
+    when: Callable[[argparse.Namespace], bool] | None = None
+
+
+def needs_extra(parser: argparse.ArgumentParser, extra: str, what: str = "this command",
+                when: Callable[[argparse.Namespace], bool] | None = None) -> None:
+    """Declare that ``parser``'s command needs ``extra`` (where ``when(args)``):
+    :func:`check_extras` checks it before the command runs."""
+    declared = parser.get_default("needs") or ()
+    parser.set_defaults(needs=(*declared, Need(extra, what, when)))
+
+
+def check_extras(args: argparse.Namespace) -> None:
+    """Return if every extra the command line ``args`` needs is installed: the extras its
+    command declares (:func:`needs_extra`) and those of the agents it names (OpenSpiel's
+    agents, a PPO policy file that is not a board network).
+
+    Raises:
+        tris_envs.extras.MissingExtra: one is missing (one line naming it).
+    """
+    for need in getattr(args, "needs", ()):
+        if need.when is None or need.when(args):
+            require(need.extra, need.what)
+    for value in vars(args).values():
+        for spec in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(spec, AgentSpec):
+                extra = _extra_of(spec)
+                if extra is not None:
+                    require(extra, f"the agent {spec}")
+
+
+def _extra_of(spec: AgentSpec) -> str | None:
+    """The extra ``spec``'s agent needs whatever the game: OpenSpiel's agents the
+    ``openspiel`` extra, a PPO policy file other than a board network (``.npz``) the
+    ``train`` extra; else ``None``."""
+    if spec.family in PLUGIN_FAMILIES:
+        return "openspiel"
+    if spec.family == "ppo" and spec.path is not None and Path(spec.path).suffix != BOARD_NETWORK:
+        return "train"
+    return None
+
+
 def add_trust_pickle_argument(parser: argparse.ArgumentParser) -> None:
     """``--trust-pickle`` on ``parser`` (``tris-envs evaluate``, ``eval``, ``tournament``,
     ``play``): see :func:`tris_envs.agents.ppo.trusted_specs`."""
@@ -84,6 +141,7 @@ def add_match_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--processes", type=int, default=1, help=PROCESSES_HELP)
     parser.add_argument("--ray", nargs="?", const=True, default=False, metavar="ADDRESS",
                         help=RAY_HELP)
+    needs_extra(parser, "distributed", "--ray", lambda args: args.ray is not False)
 
 
 def add_match_tail(parser: argparse.ArgumentParser) -> None:

@@ -7,6 +7,7 @@ import argparse
 from typing import Any
 
 from tris_envs.bench import engines, networks
+from tris_envs.cli.arguments import needs_extra
 from tris_envs.games import GAMES
 from tris_envs.machine import describe
 
@@ -40,6 +41,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     bench.add_argument("--network-moves", type=int, default=networks.MOVES,
                        help="positions timed per network with --networks (default "
                             f"{networks.MOVES})")
+    needs_extra(bench, "jax", "--jax", lambda args: args.jax)
+    needs_extra(bench, "jax", "--learner", lambda args: args.learner)
     return bench
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from tris_envs.agents import AgentSpec, make_agent
-from tris_envs.agents.ppo import trusted_specs
-from tris_envs.cli.arguments import add_trust_pickle_argument
+from tris_envs.agents.ppo import BOARD_NETWORK, trusted_specs
+from tris_envs.cli.arguments import add_trust_pickle_argument, needs_extra
 from tris_envs.durable import Terminated, sigterm_as_interrupt
 from tris_envs.evaluation.checkpoint import evaluate_checkpoint, format_table, solver_reference
 from tris_envs.evaluation.targets import check_targets
@@ -58,6 +58,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         help="no progress bar (it shows only when standard error is a "
                              "terminal)")
     add_trust_pickle_argument(parser)
+    needs_extra(parser, "train", "a PPO checkpoint",
+                lambda args: args.checkpoint.suffix != BOARD_NETWORK)
     return parser
 
 
@@ -75,13 +77,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _evaluated(args: argparse.Namespace) -> int:
     """:func:`run` up to its interruptions."""
-    if args.checkpoint.suffix != ".npz":
-        try:
-            import torch  # the train extra
-        except ImportError as error:
-            print(f"{PROG}: error: PPO checkpoints need the train extra ({error}): "
-                  "pip install 'tris_envs[train]'", file=sys.stderr)
-            return 2
+    if args.checkpoint.suffix != BOARD_NETWORK:
+        import torch  # the train extra, checked before the command runs
+
         torch.set_num_threads(1)
     try:
         game = make_game(args.game, **game_options_from(args.config))

@@ -19,6 +19,7 @@ from typing import Any
 from tris_envs.agents.shipped import SHIPPED_DIR
 from tris_envs.alphazero import recipes, wary
 from tris_envs.alphazero import train as az
+from tris_envs.cli.arguments import needs_extra
 from tris_envs.core.options import parse_options
 from tris_envs.durable import Terminated, sigterm_as_interrupt, write_text
 from tris_envs.machine import describe
@@ -79,6 +80,7 @@ def _add_ppo(learners: Any) -> argparse.ArgumentParser:
     parser.add_argument("--quiet", action="store_true",
                         help="no progress bar and no evaluation lines, only the summary")
     parser.set_defaults(prog=parser.prog)
+    needs_extra(parser, "train")
     return parser
 
 
@@ -144,11 +146,12 @@ def _add_az(learners: Any, name: str = "az", description: str | None = None
                         "processes (--recipe all: recipes at once; --check: each match's)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.set_defaults(prog=parser.prog)
+    needs_extra(parser, "jax", when=lambda args: not args.check)  # --check: NumPy's agents
     return parser
 
 
 RECIPE_FLAGS = ("out", "resume", "recipe", "check", "processes", "quiet", "prog", "run",
-                "learner", "command", "parser", "algorithm")
+                "learner", "command", "parser", "algorithm", "needs")
 """The arguments a recipe's run takes; the others are the recipe's own settings."""
 
 
@@ -279,6 +282,7 @@ def _add_wary(learners: Any) -> argparse.ArgumentParser:
     parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.set_defaults(prog=parser.prog)
+    needs_extra(parser, "jax")
     return parser
 
 
