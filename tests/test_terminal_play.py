@@ -1,7 +1,8 @@
 """``tris-envs play`` teaches: the session names the player's seat and the solved value of
-the start, ``hint`` gives every legal move's value (the solver's result, else the search's
-value and visit share), and a move that gives up the game's value is played only when typed
-again after a warning."""
+the start, every prompt names the seat again, ``hint`` gives every legal move's value (the
+solver's result, else the search's value and visit share), and a move that gives up the
+game's value is played only when typed again after a warning. The terminal draws what the
+picture draws: Tris 2's dice with their side faces, Tritoc's roll as a die."""
 
 from __future__ import annotations
 
@@ -107,3 +108,54 @@ def test_hint_and_warning_in_a_terminal():
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def test_every_prompt_names_the_players_seat():
+    prompts: list[str] = []
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        if len(prompts) == 3:
+            raise EOFError
+        return "moves"
+
+    play_session(make_game("tris1"), "random", 1, seed=0, read=read, write=lambda line: None)
+    assert prompts == ["you play O, second; your move> "] * 3
+
+
+def test_a_tris2_terminal_shows_each_dies_side_faces_and_the_seat():
+    child = pexpect.spawn(sys.executable, ["-m", "tris_envs.cli", "play", "tris2",
+                                           "--opponent", "random", "--seed", "3"],
+                          encoding="utf-8", timeout=60, dimensions=(60, 200))
+    child.expect(r"you play player_1 \(seat 1, moving second\) against random\.")
+    child.expect(r"random plays \d,\d [NESW] \(now (\d),(\d)\)")
+    moved = int(child.match.group(1)), int(child.match.group(2))
+    child.expect(r"\(each die: top in the middle; a roll N or S brings up the symbol above "
+                 r"and below, E or W the one beside\)")
+    board = child.before.splitlines()
+    child.expect_exact("you play player_1, second; your move> ")
+    # the die rolled last: its north-south symbol on a double edge above and below its row,
+    # its east-west symbol on both sides of its top
+    column = 4 + 8 * moved[1]
+    rows = [line for line in board if line.strip()][1:]             # after the column numbers
+    upper, middle, lower = (rows[3 * moved[0] + k][column:column + 5] for k in range(3))
+    assert re.fullmatch(r"╔═([XO/])═╗", upper) and lower == upper.replace("╔", "╚").replace(
+        "╗", "╝"), board
+    side, top = middle[0], middle[2]
+    assert re.fullmatch(r"([XO/]) [XO/] \1", middle) and len({upper[2], side, top}) == 3, board
+    child.sendline("quit")
+    child.expect("You left the game.")
+    child.expect(pexpect.EOF)
+
+
+def test_a_tritoc_terminal_draws_the_roll_as_a_die():
+    child = pexpect.spawn(sys.executable, ["-m", "tris_envs.cli", "play", "tritoc",
+                                           "--opponent", "random", "--first", "--seed", "0"],
+                          encoding="utf-8", timeout=60, dimensions=(60, 200))
+    child.expect(r"   ╭─────╮\r\n   │ +(\d+) +│  the dice\r\n   ╰─────╯\r\n"
+                 r"White rolled (\d+): ")
+    assert child.match.group(1) == child.match.group(2)
+    child.expect_exact("you play White, first; your move> ")
+    child.sendline("quit")
+    child.expect("You left the game.")
+    child.expect(pexpect.EOF)

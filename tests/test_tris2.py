@@ -645,11 +645,19 @@ def test_observation_planes():
 def test_ansi_render():
     env = tris2_v0.env(render_mode="ansi")
     env.reset(options={"position": AFTER_EAST})
-    assert env.render() == "\n".join([
-        "     0  1  2  3",
-        "  0  X  O  . [O]",
-        "  1  /  O  /  .",
-        "  2  O  X  O  .",
+    assert env.render() == "\n".join([               # each die with its side faces
+        "      0       1       2       3",
+        "    ┌─O─┐   ┌─/─┐           ╔═/═╗",
+        "  0 / X /   X O X     .     X O X",
+        "    └─O─┘   └─/─┘           ╚═/═╝",
+        "    ┌─X─┐   ┌─X─┐   ┌─O─┐",
+        "  1 O / O   / O /   X / X     .",
+        "    └─X─┘   └─X─┘   └─O─┘",
+        "    ┌─/─┐   ┌─O─┐   ┌─X─┐",
+        "  2 X O X   / X /   / O /     .",
+        "    └─/─┘   └─O─┘   └─X─┘",
+        "(each die: top in the middle; a roll N or S brings up the symbol above and below, E "
+        "or W the one beside)",
         "player_1 to roll; last move 0,2 E (now 0,3)",
     ])
     game = env.unwrapped.game

@@ -1,7 +1,8 @@
 """``tris-envs play``: a person against an agent in the terminal.
 
-The board is printed with its coordinates; moves are typed in each game's short notation
-(:meth:`~tris_envs.core.game.Game.action_name`): Tant Fant ``b1-b2``, Tris 1 ``row,col``,
+The board is printed with its coordinates as the game's ``render_text`` draws it (Tris 2's
+dice with their side faces, Tritoc's roll as a die); moves are typed in each game's short
+notation (:meth:`~tris_envs.core.game.Game.action_name`): Tant Fant ``b1-b2``, Tris 1 ``row,col``,
 Tris 2 the die's cell and direction ``row,col D`` (``row,col XO/`` while placing), Tritoc
 the hole ``row,col`` or ``pass``, Doppia scelta ``left`` / ``straight`` / ``right``
 (``row,col Y`` while coloring). The agent's moves are announced, and the board's status
@@ -11,7 +12,8 @@ line shows the last move, in the same notation; the longer descriptions the boar
 and the final status line (the result, with the winning line) is printed in bold.
 
 The session names the person's seat (White, X, ...) and, where the exact solver covers the
-start (Tant Fant, Tris 1, Doppia scelta's moves), its value under perfect play. ``hint``
+start (Tant Fant, Tris 1, Doppia scelta's moves), its value under perfect play; every prompt
+names the seat again (``you play Black, second; your move>``). ``hint``
 lists every legal move with its value, the best first (:func:`move_values`): by the solver
 its result under perfect play (``win in 5 plies``, ``draw``, ``loss in 8 plies``), else by
 an MCTS search of :data:`HINT_SIMULATIONS` simulations its mean return and share of the
@@ -155,8 +157,10 @@ def play_session(game: Game, opponent: AgentSpec | str, human_seat: int, seed: i
     state = resolve_chance(game, game.initial_state(rng), rng)
     names = {human_seat: "you", 1 - human_seat: agent.name}
     seat = SEAT_NAMES[game.info.name][human_seat]
-    write(f"{game.info.name}: you play {seat} (seat {human_seat}, moving "
-          f"{'first' if human_seat == 0 else 'second'}) against {agent.name}.")
+    order = "first" if human_seat == 0 else "second"
+    write(f"{game.info.name}: you play {seat} (seat {human_seat}, moving {order}) against "
+          f"{agent.name}.")
+    prompt = f"you play {seat}, {order}; your move> "
     start = _solved_value(game, state, human_seat)
     if start is not None:
         value, plies = start
@@ -168,7 +172,7 @@ def play_session(game: Game, opponent: AgentSpec | str, human_seat: int, seed: i
         write(game.render_text(state))
         player = game.current_player(state)
         if player == human_seat:
-            action = _ask(game, state, rng, read, write, warn)
+            action = _ask(game, state, rng, read, write, prompt, warn)
             if action is None:
                 write("You left the game.")
                 return 0
@@ -236,10 +240,10 @@ def _warning(game: Game, state: Any, action: int) -> str | None:
 
 
 def _ask(game: Game, state: Any, rng: np.random.Generator, read: Callable[[str], str],
-         write: Callable[[str], None], warn: bool = True) -> int | None:
-    """Read commands until the person names a legal move (``None``: quit or end of input);
-    with ``warn``, a move that gives up the position's value is played once it is named
-    twice in a row (commands between the two allowed)."""
+         write: Callable[[str], None], prompt: str, warn: bool = True) -> int | None:
+    """Read commands after ``prompt`` until the person names a legal move (``None``: quit
+    or end of input); with ``warn``, a move that gives up the position's value is played
+    once it is named twice in a row (commands between the two allowed)."""
     legal = game.legal_actions(state)
     example = game.action_name(state, legal[0])
     warned: int | None = None
@@ -248,7 +252,7 @@ def _ask(game: Game, state: Any, rng: np.random.Generator, read: Callable[[str],
             import readline  # noqa: F401  (line editing and history for input())
     while True:
         try:
-            text = read("your move> ").strip()
+            text = read(prompt).strip()
         except EOFError:
             return None
         command = text.lower()

@@ -13,8 +13,9 @@
 
 The frame is the dice's bounding box, re-anchored at its top-left cell after every move.
 Rules as implemented: docs/games/tris2.md and :mod:`tris_envs.games.tris2`. The ``ansi`` render
-is :meth:`~tris_envs.games.tris2.Tris2.render_text` (``env.unwrapped.game.render_text(
-env.unwrapped.game_state, hidden=True)`` also shows the hidden axes).
+is :meth:`~tris_envs.games.tris2.Tris2.render_text`: each die with its top and side faces
+(``env.unwrapped.game.render_text(env.unwrapped.game_state, hidden=True)``: each die's
+token, one line per row).
 
 Version history: v0, first release.
 """

@@ -23,21 +23,53 @@ _SIDE_FACES = ((238, 235, 226), (212, 207, 194), (226, 222, 211), (220, 215, 203
 
 
 def render_text(state: Tris2State, hidden: bool = False) -> str:
-    """The frame with row and column numbers and each die's top symbol; the die moved
-    last is in brackets. ``hidden=True`` shows each die's top, north-south and
-    east-west symbols (e.g. ``XO/``) instead."""
-    width = 5 if hidden else 3
+    """The frame with row and column numbers and each die drawn from above, as the
+    picture draws it: its top symbol in the middle, its north-south symbol on its upper and
+    lower edges, its east-west symbol on its left and right edges; the die moved last has a
+    double edge. ``hidden=True``: one line per row instead, each die as its token (top,
+    north-south, east-west symbol, e.g. ``XO/``), the die moved last in brackets."""
+    if hidden:
+        return _token_text(state)
     last_cell = state.last >> 2 if state.last >= 0 else -1
-    lines = ["    " + "".join(f"{c:^{width}}" for c in range(state.width)).rstrip()]
+    gap = "   "
+    lines = ["    " + gap.join(f"{c:^5}" for c in range(state.width)).rstrip()]
+    for r in range(state.height):
+        rows: tuple[list[str], list[str], list[str]] = ([], [], [])
+        for c in range(state.width):
+            token = cell_token(state, r, c, "")
+            if not token:
+                faces = ("     ", "  .  ", "     ")
+            else:
+                top, north_south, east_west = tuple(token)
+                edge, corners = ("═", "╔╗╚╝") if r * FRAME + c == last_cell else ("─", "┌┐└┘")
+                nw, ne, sw, se = tuple(corners)
+                faces = (f"{nw}{edge}{north_south}{edge}{ne}", f"{east_west} {top} {east_west}",
+                         f"{sw}{edge}{north_south}{edge}{se}")
+            for row, face in zip(rows, faces):
+                row.append(face)
+        lines += [(label + gap.join(row)).rstrip()
+                  for label, row in zip(("    ", f"{r:>3} ", "    "), rows)]
+    lines.append(LEGEND)
+    lines.append(status(state))
+    return "\n".join(lines)
+
+
+LEGEND = ("(each die: top in the middle; a roll N or S brings up the symbol above and below, "
+          "E or W the one beside)")
+"""The line under :func:`render_text`'s dice that says how to read them."""
+
+
+def _token_text(state: Tris2State) -> str:
+    """:func:`render_text` with ``hidden=True``: each die's token, one line per row."""
+    last_cell = state.last >> 2 if state.last >= 0 else -1
+    lines = ["    " + "".join(f"{c:^5}" for c in range(state.width)).rstrip()]
     for r in range(state.height):
         row = ""
         for c in range(state.width):
-            token = cell_token(state, r, c, "..." if hidden else ".")
-            text = token if hidden else token[0]
+            text = cell_token(state, r, c, "...")
             row += f"[{text}]" if r * FRAME + c == last_cell else f" {text} "
         lines.append(f"{r:>3} {row}".rstrip())
-    if hidden:
-        lines.append("(each die: top, north-south, east-west symbol)")
+    lines.append("(each die: top, north-south, east-west symbol)")
     lines.append(status(state))
     return "\n".join(lines)
 

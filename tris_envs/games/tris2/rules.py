@@ -445,9 +445,11 @@ class Tris2(Game[Tris2State]):
 
     # ----- pictures ------------------------------------------------------------------
     def render_text(self, state: Tris2State, hidden: bool = False) -> str:
-        """The frame with row and column numbers and each die's top symbol; the die moved
-        last is in brackets. ``hidden=True`` shows each die's top, north-south and
-        east-west symbols (e.g. ``XO/``) instead."""
+        """The frame with row and column numbers and each die drawn from above as
+        :meth:`draw` paints it: its top symbol in the middle, its north-south symbol on its
+        upper and lower edges, its east-west symbol on its sides; the die moved last has a
+        double edge. ``hidden=True``: one line per row, each die as its token (top,
+        north-south, east-west: ``XO/``), the die moved last in brackets."""
         return render_text(state, hidden)
 
     def picture_size(self, state: Tris2State) -> tuple[int, int]:

@@ -20,6 +20,7 @@ from tris_envs.games.tritoc.state import (
     MUST_PASS,
     ONGOING,
     PENDING,
+    SUMS,
     TTT_LINES,
     WHITE,
     TritocState,
@@ -50,7 +51,8 @@ def status(state: TritocState) -> str:
 
 
 def render_text(state: TritocState, scores: tuple[int, int]) -> str:
-    """The board with hole numbers on empty holes, the players' ``scores`` and the status."""
+    """The board with hole numbers on empty holes, the players' ``scores``, the roll to play
+    drawn as a die (:func:`die_text`) and the status."""
     numbers = state.layout.numbers
     lines = ["    " + "  ".join("".join(f"{c:>3}" for c in range(b, b + 3))
                            for b in (0, 3, 6)),
@@ -65,8 +67,15 @@ def render_text(state: TritocState, scores: tuple[int, int]) -> str:
     white, black = scores
     lines.append(f"W = White (player_0) {white} pts, B = Black (player_1) {black} pts; "
                  f"passes {state.passes}")
+    if min(SUMS) <= state.roll <= max(SUMS):
+        lines += die_text(state.roll)
     lines.append(status(state))
     return "\n".join(lines)
+
+
+def die_text(roll: int) -> list[str]:
+    """The roll as a die of three lines, its sum on the face."""
+    return ["   ╭─────╮", f"   │ {roll:^3} │  the dice", "   ╰─────╯"]
 
 
 def hole_geometry(width: float) -> tuple[float, float]:
