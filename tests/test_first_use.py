@@ -4,6 +4,7 @@ any "loading" line, Gymnasium's ids as the quick start gives them."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -83,11 +84,11 @@ def test_a_missing_network_is_refused_before_the_loading_line(monkeypatch, tmp_p
 
 
 def test_the_quick_start_makes_gymnasium_environments():
-    # a fresh interpreter: the id names the module that registers it
-    code = ("import gymnasium, sys\n"
-            "env = gymnasium.make('tris_envs.envs:tris_envs/TantFant-v0', opponent='greedy')\n"
-            "obs, info = env.reset(seed=0)\n"
-            "print(env.unwrapped.game.info.name, info['action_mask'].any())")
+    # PYPI.md's Gymnasium block, in a fresh interpreter: import tris_envs registers the ids
+    text = (Path(__file__).resolve().parents[1] / "PYPI.md").read_text()
+    block = next(code for code in re.findall(r"```python\n(.*?)```", text, re.DOTALL)
+                 if "gymnasium.make(" in code)
+    code = block + "print(env.unwrapped.game.info.name, info['action_mask'].any())\n"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
