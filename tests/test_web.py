@@ -160,6 +160,17 @@ def test_undo_goes_back_to_the_persons_turn_and_swap_hands_over_the_seat() -> No
     assert GameRecord.from_json(session.record_line()).returns == (1.0, -1.0)
 
 
+def test_the_view_names_the_sides_in_the_games_own_words() -> None:
+    session = Session.new("tant_fant", seats=("greedy", "human"), seed=0)
+    assert session.view()["side"] == "You play Black, second, against greedy."
+    session.swap()
+    assert session.view()["side"] == "You play White, first, against greedy."
+    assert Session.new("tris2", seats=("human", "human")).view()["side"] == \
+        "Two people: player_0 first, player_1 second."
+    assert Session.new("tris1", seats=("random", "greedy")).view()["side"] == \
+        "Watching random as X, first, against greedy as O, second."
+
+
 def test_agents_report_their_own_evaluation() -> None:
     session = Session.new("tant_fant", seats=("solver", "mcts:50"), seed=0)
     session.agent_move()

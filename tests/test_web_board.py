@@ -14,6 +14,7 @@ import base64
 import json
 import os
 import threading
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,13 +24,13 @@ import numpy as np
 import pytest
 from browser import Browser, start_browser, start_game
 
-from tris_envs.core.game import CHANCE, resolve_chance
+from tris_envs.core.game import CHANCE, allows_win, can_win_at_once, resolve_chance, wins_at_once
 from tris_envs.evaluation.records import GameRecord, replay
 from tris_envs.games import GAMES, make_game
 from tris_envs.web import make_server
-from tris_envs.web.analysis import analyse
+from tris_envs.web.analysis import analyse, searched
 from tris_envs.web.board import clicks, last_marks, status_line, won_marks
-from tris_envs.web.catalogue import agents
+from tris_envs.web.catalogue import OPTION_HELP, agents
 from tris_envs.web.session import Limits, Session
 from tris_envs.web.svg import board_svg
 
@@ -56,6 +57,14 @@ def get(base: str, path: str) -> Any:
         text = response.read().decode()
         kind = response.headers["Content-Type"]
     return json.loads(text) if kind == "application/json" else text
+
+
+def post(base: str, path: str, body: dict[str, Any]) -> Any:
+    """The decoded JSON answer of a JSON POST (the page's way)."""
+    request = urllib.request.Request(base + path, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return json.loads(response.read().decode())
 
 
 def playouts(game: str, options: dict[str, Any], plies: int, seed: int) -> Iterator[Any]:
@@ -124,9 +133,13 @@ def test_tritoc_dice_wait_for_the_person_and_roll_on_the_board() -> None:
     assert 'data-roll="1"' in view["svg"] and "data-action" not in view["svg"]
     with pytest.raises(ValueError, match="roll the dice first"):
         session.play(0)
+    assert 'class="dice"' not in view["svg"]
     session.roll()
     view = session.view()
     assert not view["roll"] and view["legal"] and view["moves"][0]["actor"] == CHANCE
+    roll = session.state.roll                # the roll drawn as two dice making its sum
+    assert f'class="dice" data-sum="{roll}"' in view["svg"]
+    assert f'aria-label="the roll: {roll // 2} and {roll - roll // 2}, {roll}"' in view["svg"]
     with pytest.raises(ValueError, match="no dice to roll"):
         session.roll()
     session.play(view["legal"][0]["action"])
@@ -191,6 +204,61 @@ def test_the_evaluation_has_one_shape_for_every_game(game: str) -> None:
         assert sum(m["share"] for m in answer["moves"]) == pytest.approx(1.0)
 
 
+TACTICS = [
+    ("tris2", "/XOO/XO/X...|/XOXO/...OX/|X/OXO/O/X... 1 1,3,E",
+     "/XOO/XO/X|/XOXO//XO|X/OXO/O/X 0 -"),
+    ("tris1", ".../.XO/.XO", "OOX/XXO/.X."),
+    ("tant_fant", "BB./BWW/..W w", "B.B/BWW/..W b"),
+    ("doppia_scelta", "GGRRY/YRRYY/RGYRY/GGGYY/RRRGR 4,0,S 0,0,N 4,0,S 0,4,N 4,4,S 0,0,N b",
+     "YRYYR/YGYGR/YRRYR/YYYRR/YGGYG 0,4,E 1,1,S 4,0,S 0,4,N 4,4,S 0,0,N b"),
+]
+"""Per game: a position where a move wins at once, and one where a move hands the opponent
+a win in one (and another does not)."""
+
+
+@pytest.mark.parametrize(("game", "win", "handover"), TACTICS)
+def test_wins_in_one_and_handovers_are_marked_won_and_lost(server: str, game: str, win: str,
+                                                           handover: str) -> None:
+    rules = make_game(game)
+    for position in (win, handover):
+        state = rules.from_notation(position)
+        key = post(server, "/api/new", {"game": game, "seats": ["human", "human"],
+                                        "position": position})["id"]
+        served = post(server, f"/api/session/{key}/analyse", {})      # the solver's, if any
+        search = searched(rules, state, np.random.default_rng(0), 5.0)
+        assert search["source"] == "az"
+        for answer in (served, search):
+            values = {m["action"]: (m["value"], m["plies"]) for m in answer["moves"]}
+            wins = [a for a in rules.legal_actions(state) if wins_at_once(rules, state, a)]
+            handed = [a for a in rules.legal_actions(state) if allows_win(rules, state, a)]
+            assert (wins or handed) and len(wins) + len(handed) < len(values)
+            assert all(values[a] == (1.0, 1) for a in wins), answer
+            assert all(values[a] == (-1.0, 2) for a in handed), answer
+            assert answer["value"] == 1.0 or not wins
+    assert "hands the opponent a win in one" in [m["text"] for m in search["moves"]]
+
+
+def test_tritoc_wins_in_one_and_rolls_that_hand_one_over() -> None:
+    rules = make_game("tritoc")
+    state = rules.from_notation("WWWW..BBB/WWWW.WBBB/WWWBB.BBB/..WBBBBBB/BBWBBBBBB/WBBBBBBBB/"
+                                "..WBBBWWW/BWBBBBWWW/.B.BBBWWW b 4 0")
+    answer = analyse(rules, state, np.random.default_rng(0), 5.0)
+    assert answer["moves"][0] == {"action": 28, "name": "3,1", "share": 1.0, "value": 1.0,
+                                  "plies": 1, "text": "wins at once"}
+    assert answer["value"] == 1.0 and answer["text"] == "win at once"
+    state = rules.from_notation("WWWBBBBBB/WWWBBBBBB/WWWBBBBBB/WWWBBB.W./WWWBBBWBB/WWWBBBWWB/"
+                                ".W.WWW.B./.BBWWW.BB/.W.WWW..W w 6 0")
+    answer = analyse(rules, state, np.random.default_rng(0), 5.0)
+    for move in answer["moves"]:
+        after = rules.apply(state, move["action"])
+        handed = sum(p for roll, p in rules.chance_outcomes(after)
+                     if can_win_at_once(rules, rules.apply(after, roll)))
+        assert (f"{handed:.0%} of the rolls give the opponent a win in one" in move["text"]) \
+            == (handed > 0)
+        assert move["value"] <= 1 - 2 * handed and move["plies"] is None
+    assert any("rolls" in move["text"] for move in answer["moves"])
+
+
 def test_the_catalogue_declares_the_options_and_lists_the_agents(server: str) -> None:
     games = get(server, "/api/catalogue")["games"]
     assert [game["name"] for game in games] == list(GAMES)
@@ -211,6 +279,22 @@ def test_the_catalogue_declares_the_options_and_lists_the_agents(server: str) ->
     assert "solver" not in [a["spec"] for a in agents("doppia_scelta", ["setup=coloring"],
                                                           Limits())]
     assert get(server, "/favicon.ico").startswith("<svg")
+
+
+def test_every_option_is_explained_in_the_setup_and_the_rules(server: str) -> None:
+    games = get(server, "/api/catalogue")["games"]
+    for game in games:
+        assert OPTION_HELP[game["name"]].keys() == {o["name"] for o in game["options"]}
+        for option in game["options"]:
+            assert option["help"] == OPTION_HELP[game["name"]][option["name"]]
+            assert option["help"].endswith(".") and len(option["help"]) > 30, option
+    rules = get(server, "/static/rules.html")
+    articles = {part.split('"', 1)[0]: part for part in rules.split('<article id="')[1:]}
+    for game in games:
+        if any(option["name"] == "fair" for option in game["options"]):
+            assert "<code>fair</code>" in articles[game["name"]], game["name"]
+    app = get(server, "/static/app.js")
+    assert "option.help" in app and "rules-options" in app
 
 
 # ----- the page in chromium ------------------------------------------------------------
@@ -425,6 +509,8 @@ def test_browser_plays_by_keyboard(browser: Browser, server: str) -> None:
     browser.resize(1280, 900)
     start_game(browser, f"{server}/?game=tant_fant&seat0=human&seat1=random&seed=3")
     browser.wait(f"typeof view !== 'undefined' && view !== null && ({READY})")
+    assert browser.js("document.getElementById('side').textContent") == \
+        "You play White, first, against random."
     browser.js("document.querySelector('#board .target.first').focus()")
     browser.key("Enter")                          # the piece: its targets light up
     assert browser.wait("document.activeElement.classList.contains('second')")
@@ -439,6 +525,49 @@ def test_browser_plays_by_keyboard(browser: Browser, server: str) -> None:
     browser.js("document.activeElement.blur()")
     browser.key("u")
     browser.wait(f"{MOVES} === 2 && ({READY})")
+
+
+HANDOVER = "/XOO/XO/X|/XOXO//XO|X/OXO/O/X 0 -"
+"""Tris 2, player_0 to move: rolling the die at 2,2 east lets player_1 win at once."""
+EVALUATED = ("!document.getElementById('analysis').hidden && "
+             "document.getElementById('analysis-title').textContent !== 'thinking …' && "
+             "document.querySelectorAll('#hint-list li').length")
+
+
+def test_browser_marks_a_handover_before_and_after_it_is_played(browser: Browser,
+                                                                server: str) -> None:
+    browser.resize(1280, 900)
+    start_game(browser, f"{server}/?game=tris2&seat0=human&seat1=human&position="
+                        f"{urllib.parse.quote(HANDOVER, safe='')}")
+    browser.wait(f"typeof view !== 'undefined' && view !== null && view.game === 'tris2' && "
+                 f"({READY})")
+    assert "win at once" in browser.js(
+        "document.querySelector('#options [data-option=\"fair\"]').title")
+    browser.click("#rules")                       # the rules explain every option
+    assert browser.js("[...document.querySelectorAll('#rules-options dt')]"
+                      ".map((e) => e.textContent)") == ["setup", "max_side", "fair", "max_moves"]
+    browser.click("#rules-close")
+    browser.click("#hint")
+    browser.wait(EVALUATED)
+    item = "document.querySelector('#hint-list li[data-action=\"81\"]')"
+    assert browser.js(f"{item}.className") == "lost"
+    assert browser.js(f"{item}.textContent") == "2,2 E: hands the opponent a win in one"
+    browser.click('#board .target.first[data-first="2,2"]')
+    arrow = '#board .target.second.on[data-action="81"]'
+    browser.wait(f"document.querySelector({json.dumps(arrow)}) !== null")
+    assert "lost" in browser.js(f"document.querySelector({json.dumps(arrow)}).className.baseVal")
+    assert "hands the opponent" in browser.js(
+        f"document.querySelector({json.dumps(arrow)}).querySelector('title').textContent")
+    browser.click(arrow)                          # played: player_1 now wins in one
+    browser.wait(f"{MOVES} === 1 && ({READY})")
+    browser.click("#hint")
+    browser.wait(EVALUATED)
+    assert browser.js("document.getElementById('analysis-title').textContent").endswith(
+        "For seat 1 (human): win at once")
+    assert browser.js("document.querySelector('#hint-list li').className") == "won"
+    assert browser.js("document.querySelector('#hint-list li').textContent").endswith(
+        ": wins at once")
+    assert browser.js("document.getElementById('bar-fill').style.width") == "0%"   # seat 1 wins
 
 
 NOT_BLANK = """new Promise((done) => {

@@ -354,6 +354,21 @@ class AZAgent:
         self._kept = None     # a tree of another search
         return merged
 
+    def search_root(self, game: Game, state: Any, kept: MCTSNode | None = None) -> MCTSNode:
+        """The root of this agent's search from ``state`` (its network, settings, budget
+        and :attr:`time_budget`), the tree :meth:`act` chooses its move from: its
+        children's visits, values and proofs. ``kept``: a node of the previous tree to go
+        on from (see "Kept subtrees" in :mod:`tris_envs.agents.mcts`).
+
+        Raises:
+            ValueError: ``state`` is terminal or a chance node.
+        """
+        _, _, settings, search = self._merge(game, self.network_for(game))
+        if isinstance(search.evaluator, PlayoutMixEvaluator):
+            search.evaluator.restart()
+        return search.run(game, state, Uniforms(self.rng).draw, settings.simulations,
+                          self.time_budget, kept=kept)
+
     def act(self, game: Game, state: Any) -> int:
         """The search's move, or with ``simulations == 0`` the network's likeliest move."""
         network = self.network_for(game)
@@ -368,10 +383,7 @@ class AZAgent:
         if settings.simulations == 0:
             probabilities, _ = network.evaluate([state])
             return int(np.argmax(probabilities[0]))
-        if isinstance(search.evaluator, PlayoutMixEvaluator):
-            search.evaluator.restart()
-        root = search.run(game, state, Uniforms(self.rng).draw, settings.simulations,
-                          self.time_budget, kept=self._kept)
+        root = self.search_root(game, state, self._kept)
         if root.proven == -1 and self.proofs:
             action = hardest_loss(game, state, root, search.memo)
         elif not settings.traps:

@@ -14,7 +14,8 @@ game's notation and the places the game's drawing gives (:meth:`Game.picture_pla
 * a move with no place (``pass``) is a chip under the board.
 
 :func:`last_marks` gives the places of the move just played and :func:`won_marks` those of
-a winning line, for :func:`tris_envs.web.svg.board_svg` to outline.
+a winning line, for :func:`tris_envs.web.svg.board_svg` to outline; :func:`dice_faces` the
+faces of Tritoc's roll, for it to draw.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from tris_envs.games.tant_fant.state import winning_line as tant_fant_line
 from tris_envs.games.tris1.notation import cell_name
 from tris_envs.games.tris1.state import winning_line as tris1_line
 from tris_envs.games.tris2.notation import winning_line as tris2_line
-from tris_envs.games.tritoc.state import FIELD_LINE_MASKS, TTT_LINES, WHITE
+from tris_envs.games.tritoc.state import FIELD_LINE_MASKS, ONGOING, TTT_LINES, WHITE
 
 DIRECTIONS = "NESW"
 """Tris 2's roll directions: a second part naming one is an arrow on the die's side."""
@@ -144,6 +145,15 @@ def won_marks(game: Game, state: Any) -> list[Box]:
     line = _WINNING_LINES.get(game.info.name)
     keys = line(state) if line else []
     return [places[key] for key in keys if key in places]
+
+
+def dice_faces(game: Game, state: Any) -> tuple[int, int] | None:
+    """The two dice of the roll a player has to play (Tritoc), as faces that make its sum
+    (the game keeps only the sum: ``7`` is drawn 3 and 4, ``12`` 6 and 6); ``None`` where
+    there is no roll to play (before the roll, a pass, another game)."""
+    if game.info.name != "tritoc" or state.result != ONGOING or not 2 <= state.roll <= 12:
+        return None
+    return state.roll // 2, state.roll - state.roll // 2
 
 
 # ----- per game ------------------------------------------------------------------------

@@ -32,6 +32,61 @@ from tris_envs.web.svg import board_svg
 
 PICTURE_PLIES = {"tris2": 4, "tris1": 4, "tant_fant": 4, "doppia_scelta": 6, "tritoc": 40}
 """Random plies played (seeded) before each game's picture on the landing page."""
+MAX_MOVES_HELP = ("The game stops, drawn, after this many plies (the moves of both players, "
+                  "passes included).")
+OPTION_HELP: dict[str, dict[str, str]] = {
+    "tris2": {
+        "setup": "random: the nine dice start in a 3×3 block, each turned at random, with no "
+                 "line and no win on the first roll. placement: the players first place the "
+                 "dice on the block, a cell and an orientation each, the first player first.",
+        "max_side": "The rule of 4 (4): the dice may never spread over more rows or columns "
+                    "than this. Empty: no limit.",
+        "fair": "With the random setup, also redraw the rare blocks (0.6%) where every first "
+                "roll lets the second player win at once, so that the first player is never "
+                "lost from the start.",
+        "max_moves": MAX_MOVES_HELP,
+    },
+    "tris1": {"max_moves": MAX_MOVES_HELP},
+    "tant_fant": {
+        "stalemate": "A player who cannot move: draw (the game is drawn) or loss (that player "
+                     "loses).",
+        "repetition_draw": "The third time the same position comes up with the same player to "
+                           "move, the game is drawn.",
+        "diagonal_only": "Only the two long diagonals win.",
+        "max_moves": MAX_MOVES_HELP,
+    },
+    "doppia_scelta": {
+        "scheme": "Where the robots enter and leave: crossing (each to the opposite corner), "
+                  "shared_goal (both to the gate in the middle of the top row), swap (Black "
+                  "enters where White leaves and leaves where White enters).",
+        "gates": "Gates of your own instead of a scheme: White's start and goal, then "
+                 "Black's, each as row,column,side (4,0,S). Empty: the scheme's.",
+        "setup": "random: a random board on which neither robot walks from its start out "
+                 "through its goal by the colours alone. coloring: the players first colour "
+                 "the 25 cells, a cell and a colour each, White first.",
+        "board": "A fixed board: 25 letters Y (yellow), G (gray), R (red) in reading order, or "
+                 "five rows of five separated by /. Empty: a random board.",
+        "fair": "With a random board, also redraw until the exact solver calls the board a "
+                "draw under perfect play, so that neither robot has a forced win from the "
+                "start.",
+        "max_moves": MAX_MOVES_HELP,
+    },
+    "tritoc": {
+        "layout": "The numbers on the holes: ordered (3 to 11 in reading order in every "
+                  "field), magic (a magic square in every field), random (every field "
+                  "shuffled at the start), or 81 numbers of your own.",
+        "dice": "2d6: two ordinary dice. equal: the sums 3 to 11 equally likely, 2 and 12 "
+                "each a third as likely (the original computer game's dice).",
+        "max_rerolls": "A roll that allows no move is rolled again, up to this many more "
+                       "times; then the player passes.",
+        "reward": "What an agent learning the game is rewarded: win_loss (+1, 0 or -1 at the "
+                  "end) or points (+1 for each field conquered, +5 for the win). The game "
+                  "played is the same.",
+        "max_moves": MAX_MOVES_HELP,
+    },
+}
+"""Each game's options in a sentence or two, as the page's setup (a ``title`` on each
+control) and its rules dialog explain them."""
 PARAMETERS = {"<simulations>": ("simulations", 1), "<plies>": ("plies", 1),
               "<seconds>": ("seconds", 0.1)}
 """A spec form's placeholder -> the budget's name and its least value."""
@@ -39,11 +94,13 @@ PARAMETERS = {"<simulations>": ("simulations", 1), "<plies>": ("plies", 1),
 
 def games() -> list[dict[str, Any]]:
     """Every game: name, title, whether the solver plays it, its options (name, default
-    as ``tris-envs play --option`` text, declared type) and its picture (SVG)."""
+    as ``tris-envs play --option`` text, declared type, ``help``: what it does, from
+    :data:`OPTION_HELP`) and its picture (SVG)."""
     out = []
     for spec in GAMES.values():
         cls = spec.game_class
-        options = [{"name": name, "default": _text(cls.OPTIONS[name]), **kind.to_data()}
+        options = [{"name": name, "default": _text(cls.OPTIONS[name]), **kind.to_data(),
+                    "help": OPTION_HELP[spec.name][name]}
                    for name, kind in cls.OPTION_TYPES.items()]
         out.append({"name": spec.name, "title": spec.title, "solvable": spec.solvable,
                     "options": options, "picture": picture(spec.name)})

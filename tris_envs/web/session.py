@@ -41,12 +41,17 @@ from tris_envs.core.game import CHANCE, TERMINAL, Game, sample_outcome, seeded_g
 from tris_envs.core.options import parse_options
 from tris_envs.evaluation.records import GameRecord, replay_steps
 from tris_envs.games import GAMES, game_spec, make_game
+from tris_envs.play import SEAT_NAMES
 from tris_envs.web.analysis import acting_player, analyse
 from tris_envs.web.board import clicks, last_marks, status_line, won_marks
 from tris_envs.web.svg import board_svg
 
 HUMAN = "human"
 """The seat value for a person playing in the page."""
+
+
+_ORDER = ("first", "second")
+"""Each seat's turn at the start: seat 0 moves first."""
 
 
 class Conflict(ValueError):
@@ -339,8 +344,24 @@ class Session:
             "moves": [{"actor": actor, "name": name}
                       for (actor, _), name in zip(self.record.moves, self.move_names)],
             "result": self.result(), "evaluation": self.evaluation,
-            "can_undo": bool(self.history),
+            "can_undo": bool(self.history), "side": self.side(),
         }
+
+    def side(self) -> str:
+        """Who plays which side, in the game's own seat names (its status line's): "You
+        play Black, second, against mcts.", "Two people: White first, Black second.",
+        "Watching az as White, first, against mcts as Black, second." """
+        names = SEAT_NAMES[self.game.info.name]
+        players = self.record.players
+        people = [seat for seat, agent in enumerate(self.agents) if agent is None]
+        if len(people) == 2:
+            return f"Two people: {names[0]} first, {names[1]} second."
+        if people:
+            seat = people[0]
+            return (f"You play {names[seat]}, {_ORDER[seat]}, against "
+                    f"{players[1 - seat]}.")
+        return (f"Watching {players[0]} as {names[0]}, first, against {players[1]} as "
+                f"{names[1]}, second.")
 
     def result(self) -> str:
         """How the game ended, in words ("" while it goes on)."""

@@ -15,7 +15,7 @@ The browser app shows :func:`board_svg`: the same picture without its status lin
 page shows it once, as text that wraps), cut to what is drawn, with the moves' click
 targets (:mod:`tris_envs.web.board`) on top as elements carrying ``data-first`` (what
 moves), ``data-action`` (the move's action number) and ``data-name`` attributes, the
-last move and a won line outlined.
+last move and a won line outlined, and Tritoc's roll drawn as two dice.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any
 
 from tris_envs.core.drawing import Box, Color, Point
 from tris_envs.core.game import Game
-from tris_envs.web.board import CHIP_HEIGHT, Click, Target
+from tris_envs.web.board import CHIP_HEIGHT, Click, Target, dice_faces
 
 
 def _rgb(color: Color) -> str:
@@ -129,7 +129,9 @@ def board_svg(game: Game, state: Any, status: str, clicks: Sequence[Click] = (),
       ``data-first`` (and ``data-action``, ``data-name`` when one click plays it), and its
       second step as ``<g class="target second">`` with ``data-first``, ``data-action``,
       ``data-name``, which the page shows once the first is chosen;
-    * ``roll``: a "Roll" button (``data-roll``) under the board, when a person rolls.
+    * ``roll``: a "Roll" button (``data-roll``) under the board, when a person rolls;
+    * the roll to play (Tritoc's, :func:`~tris_envs.web.board.dice_faces`): two dice
+      under the board (``<g class="dice">``, its sum in ``data-sum``).
 
     Every target is focusable (``tabindex``) with the move's name as its label."""
     width, height = game.picture_size(state)
@@ -161,6 +163,12 @@ def board_svg(game: Game, state: Any, status: str, clicks: Sequence[Click] = (),
                            f'tabindex="-1" role="button" aria-label="{_q(click.name)}">'
                            f'{_shape(click.second)}</g>')
             bottom = max(bottom, click.second.box[1] + click.second.box[3])
+    faces = dice_faces(game, state)
+    if faces is not None:
+        below = max(y + h for _, y, _, h in game.picture_places(state).values())
+        side = min(40.0, height - below - 12)
+        overlay.append(_dice(faces, width / 2, (below + height) / 2, side))
+        bottom = max(bottom, (below + height + side) / 2)
     if roll:
         y = min(bottom + 8, height - CHIP_HEIGHT - 2)
         chip = Target("Roll the dice", (width / 2 - 80, y, 160, CHIP_HEIGHT), "chip")
@@ -171,6 +179,29 @@ def board_svg(game: Game, state: Any, status: str, clicks: Sequence[Click] = (),
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {shown}" '
             f'font-family="sans-serif" class="board">' + "".join(canvas.elements)
             + '<g class="overlay">' + "".join(overlay) + "</g></svg>")
+
+
+PIPS = {1: ((1, 1),), 2: ((0, 0), (2, 2)), 3: ((0, 0), (1, 1), (2, 2)),
+        4: ((0, 0), (2, 0), (0, 2), (2, 2)), 5: ((0, 0), (2, 0), (1, 1), (0, 2), (2, 2)),
+        6: ((0, 0), (2, 0), (0, 1), (2, 1), (0, 2), (2, 2))}
+"""A die's pips by the number on its face: (column, row) on a 3 x 3 grid."""
+
+
+def _dice(faces: tuple[int, int], cx: float, cy: float, side: float) -> str:
+    """Two dice showing ``faces`` side by side, centred on ``(cx, cy)``, each ``side``
+    pixels wide."""
+    words = f"the roll: {faces[0]} and {faces[1]}, {sum(faces)}"
+    parts = [f'<g class="dice" data-sum="{sum(faces)}" role="img" aria-label="{words}">'
+             f"<title>{words}</title>"]
+    for k, face in enumerate(faces):
+        x, y = cx - side * 1.1 + k * side * 1.2, cy - side / 2
+        parts.append(f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(side)}" height="{_n(side)}" '
+                     f'rx="{_n(side * 0.15)}" fill="#fffdf7" stroke="#282828" '
+                     'stroke-width="2"/>')
+        parts.extend(f'<circle cx="{_n(x + side * (0.25 + 0.25 * col))}" '
+                     f'cy="{_n(y + side * (0.25 + 0.25 * row))}" r="{_n(side * 0.09)}" '
+                     'fill="#282828"/>' for col, row in PIPS[face])
+    return "".join(parts) + "</g>"
 
 
 def _q(text: str) -> str:

@@ -11,7 +11,7 @@ let agents = [[], []];  // per seat: /api/agents entries shown in its select
 let agentsFor = "";     // the game and options the agent lists were made for
 let view = null;        // the session's latest view
 let selected = null;    // the first part of a two-part move (a piece, a die, a cell)
-let hints = {};         // action -> evaluation text
+let hints = {};         // action -> {text, mark}: the evaluation's words, "won"/"lost"/""
 let loop = 0;           // bumped to stop a pending agent move (new game, undo, pause)
 let paused = false;
 let browsing = null;    // the index of the position looked at, or null: the game itself
@@ -85,10 +85,25 @@ function rulesOf(name) {
   return rules.getElementById(name);
 }
 
+// The game's rules, then each of its options explained (the catalogue's help texts).
 function openRules(name) {
   const text = $("rules-text");
   text.textContent = "";
   text.appendChild(document.importNode(rulesOf(name), true));
+  const heading = document.createElement("h3");
+  heading.textContent = "Options";
+  const list = document.createElement("dl");
+  list.id = "rules-options";
+  for (const option of gameOf(name).options) {
+    const term = document.createElement("dt");
+    const code = document.createElement("code");
+    code.textContent = option.name;
+    term.appendChild(code);
+    const meaning = document.createElement("dd");
+    meaning.textContent = option.help;
+    list.append(term, meaning);
+  }
+  text.append(heading, list);
   $("rules-dialog").showModal();
 }
 
@@ -115,6 +130,7 @@ async function fillOptions() {
   for (const option of game.options) {
     const label = document.createElement("label");
     label.textContent = option.name.replaceAll("_", " ") + " ";
+    label.title = option.help;
     let input;
     if (option.type === "choice") {
       input = document.createElement("select");
@@ -132,11 +148,10 @@ async function fillOptions() {
         if (option.maximum !== null) input.max = option.maximum;
         if (option.none) input.placeholder = option.none;
       }
-      if (option.type === "text") {
-        input.placeholder = option.none;
-        input.title = `e.g. ${option.example}`;
-      }
+      if (option.type === "text") input.placeholder = option.none;
     }
+    input.title = option.type === "text" ? `${option.help} E.g. ${option.example}`
+      : option.help;
     input.dataset.option = option.name;
     setOption(input, option, option.default);
     input.onchange = () => fillAgents();
@@ -338,6 +353,7 @@ function render() {
   $("position").textContent = data.position;
   $("players").textContent = `${data.title}: seat 0 ${data.players[0]} · seat 1 ` +
     `${data.players[1]}`;
+  $("side").textContent = data.side;
   $("setup-summary").textContent = `Setup: ${data.title}, its options and players`;
   $("download").href = `/api/session/${data.id}/record`;
   $("download").setAttribute("download", `${data.game}.jsonl`);
@@ -442,9 +458,11 @@ function choiceButton(label, action) {
   button.textContent = label;
   if (action !== null) {
     button.dataset.action = action;
-    if (hints[action] !== undefined) {
-      button.title = hints[action];
+    const hint = hints[action];
+    if (hint !== undefined) {
+      button.title = hint.text;
       button.classList.add("hinted");
+      if (hint.mark) button.classList.add(hint.mark);
     }
   }
   return button;
@@ -537,22 +555,25 @@ async function analyse() {
   const list = $("hint-list");
   for (const move of data.moves) {
     const item = document.createElement("li");
-    const share = move.share === null || data.source === "mcts" ? ""
-      : ` · policy ${(move.share * 100).toFixed(1)}%`;
-    item.textContent = `${move.name}: ${move.text}${share}`;
+    item.textContent = `${move.name}: ${move.text}`;
+    // an exact result (a win in one, a handover, a proof, the solver's) is marked
+    const mark = move.plies === null ? "" : move.value > 0 ? "won" : move.value < 0 ? "lost" : "";
+    if (mark) item.className = mark;
     if (move.action !== null) {
-      hints[move.action] = `${data.source}: ${move.text}${share}`;
+      hints[move.action] = { text: `${data.source}: ${move.text}`, mark };
       item.dataset.action = move.action;
     }
     list.appendChild(item);
   }
   for (const target of $("board").querySelectorAll(".target[data-action]")) {
-    const text = hints[target.dataset.action];
-    if (text === undefined) continue;
+    const hint = hints[target.dataset.action];
+    if (hint === undefined) continue;
     target.querySelector("title")?.remove();
     const title = document.createElementNS(target.namespaceURI, "title");
-    title.textContent = `${target.dataset.name}: ${text}`;
+    title.textContent = `${target.dataset.name}: ${hint.text}`;
     target.appendChild(title);
+    target.classList.toggle("won", hint.mark === "won");
+    target.classList.toggle("lost", hint.mark === "lost");
   }
   drawChoices();
 }
