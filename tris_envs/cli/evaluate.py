@@ -115,7 +115,7 @@ def _evaluated(args: argparse.Namespace) -> int:
     if reference is not None:
         print(f"the solver's own score against the solver in the same games (same seed, so "
               f"the same boards and dice): {reference:.1%}")
-    targets = check_targets(game.info.name, results, reference) if args.targets else []
+    targets = check_targets(game.info.name, results) if args.targets else []
     if targets:
         print("training targets:")
         for text, met in targets:

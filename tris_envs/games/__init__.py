@@ -47,11 +47,10 @@ class GameSpec:
         jax: ``"module:Class"`` of the game in :mod:`tris_envs.jax` (the same rules as
             batched JAX functions), imported on first use.
         option_sets: Option sets the conformance suite runs, the defaults among them.
-        targets: What a trained agent must reach, as ``(opponent, test, value)``: score
-            ``>=`` / ``>`` value, at most ``value`` ``losses``, a share of solver-optimal
-            moves over all games (``"*"``) of at least ``value``, or a score against the
-            solver within ``value`` of the solver's own score in the same games (``"vs
-            reference"``); :mod:`tris_envs.evaluation.targets` checks them.
+        targets: What a trained agent must reach (SPEC 14), as ``(opponent, test,
+            value)``: score ``>=`` / ``>`` value, at most ``value`` ``losses``, or a share of
+            solver-optimal moves over all games (``"*"``) of at least ``value``;
+            :mod:`tris_envs.evaluation.targets` checks them.
         version: The environment's version (``tant_fant_v0``).
         capabilities: What the game can do beyond its rules, names of
             :data:`~tris_envs.core.capabilities.CAPABILITIES` (Tris 2: ``tactics``,
@@ -176,7 +175,7 @@ GAMES: Mapping[str, GameSpec] = MappingProxyType({spec.name: spec for spec in (
     GameSpec("tris2", "Tris 2", "tris_envs.games.tris2:Tris2", solvable=False,
              bench_ratio=1.5, jax="tris_envs.jax.tris2:Tris2",
              option_sets=({}, {"setup": "placement"}, {"max_side": 4}, {"fair": True}),
-             targets=(("random", ">=", 0.95), ("greedy", ">", 0.6), ("mcts:100", ">", 0.5)),
+             targets=(("random", ">=", 0.95), ("greedy", ">=", 0.45), ("mcts:100", ">=", 0.6)),
              capabilities=frozenset({"tactics", "traps", "wary"}),
              tactics="tris_envs.games.tris2.tactics:Tris2Tactics"),
     GameSpec("tris1", "Tris 1", "tris_envs.games.tris1:Tris1", solvable=True,
@@ -193,14 +192,14 @@ GAMES: Mapping[str, GameSpec] = MappingProxyType({spec.name: spec for spec in (
              option_sets=tuple({"scheme": scheme, "setup": setup}
                                for scheme in ("crossing", "shared_goal", "swap")
                                for setup in ("random", "coloring")),
-             targets=(("random", ">=", 0.9), ("solver", "vs reference", 0.1))),
+             targets=(("random", ">=", 0.62), ("solver", ">=", 0.35))),
     GameSpec("tritoc", "Tritoc", "tris_envs.games.tritoc:Tritoc", solvable=False,
              bench_ratio=1.5, jax="tris_envs.jax.tritoc:Tritoc",
              option_sets=({}, {"layout": "magic"}, {"layout": "random"},
                           {"layout": _tritoc_custom_layout()}, {"dice": "equal"},
                           {"dice": "equal", "layout": "random", "reward": "points",
                            "max_rerolls": 0}),
-             targets=(("greedy", ">", 0.6), ("mcts:100", ">", 0.5))),
+             targets=(("greedy", ">=", 0.85), ("mcts:100", ">=", 0.6))),
 )})
 """Every game, by name."""
 
