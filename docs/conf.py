@@ -7,6 +7,7 @@ pictures are drawn by the package's own renderer at every build (``make_pictures
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -78,6 +79,20 @@ def _pictures(app: object) -> None:
     (HERE / "pictures" / "layers.svg").write_text(graph.layers_svg())
 
 
+NAVIGATION = re.compile(r"^<!-- navigation:.*?\n\n(.*?)\n-->$", re.DOTALL | re.MULTILINE)
+"""The HTML comment in which ``index.md`` keeps its toctrees: hidden where the repository
+shows the file, read by Sphinx through :func:`_navigation`."""
+
+
+def _navigation(app: object, docname: str, source: list[str]) -> None:
+    """Unwrap the toctrees of ``index.md`` from their HTML comment before MyST reads it."""
+    if docname == "index":
+        source[0], found = NAVIGATION.subn(r"\1", source[0])
+        if not found:
+            raise RuntimeError("docs/index.md lost its <!-- navigation: ... --> comment")
+
+
 def setup(app):  # noqa: ANN001, ANN201 - Sphinx's extension hook
     app.connect("builder-inited", _pictures)
+    app.connect("source-read", _navigation)
     return {"parallel_read_safe": True}

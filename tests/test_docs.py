@@ -189,6 +189,20 @@ README_FIGURES = [
 ]
 
 
+def test_the_index_starts_with_three_paths_and_shows_the_repository_no_directive():
+    """Play, train, evaluate: each a command and a link, first; the toctrees sit in the HTML
+    comment that docs/conf.py unwraps, so GitHub's page of the file shows no raw directive."""
+    text = (DOCS / "index.md").read_text(encoding="utf-8")
+    shown = re.sub(r"<!--.*?-->", "", text, flags=re.DOTALL)
+    assert "```{" not in shown and ":::{" not in shown
+    paths = re.findall(r"^- \*\*(\w+)\*\*(.*?)(?=^- |^\S|\Z)", shown, re.MULTILINE | re.DOTALL)
+    assert [name for name, _ in paths[:3]] == ["Play", "Train", "Evaluate"]
+    for (name, item), command, page in zip(paths, ("play", "train", "evaluate"),
+                                           ("play.md", "training.md", "results.md")):
+        assert f"`tris-envs {command} " in item and f"]({page})" in item, name
+    assert re.search(r"<!-- navigation:.*```\{toctree\}.*-->", text, re.DOTALL)
+
+
 def test_readme_figures_come_from_committed_records():
     text = README.read_text(encoding="utf-8")
     table = text.split("## The games")[1].split("## Next")[0]

@@ -1,4 +1,5 @@
-"""The Makefile's choice of PyTorch index, decided without downloading anything."""
+"""The Makefile's choice of PyTorch index, decided without downloading anything, and every
+pip recipe of the docs installing CPU-only PyTorch before an extra that brings it."""
 
 from __future__ import annotations
 
@@ -103,3 +104,87 @@ def test_make_demo_installs_the_jax_extra_and_make_test_everything(tmp_path):
                          (".created", ".torch", ".installed")) == ["extras jax"]
     # both done: nothing to install
     assert _make_dry_run(tmp_path / "done", "test", (".created", ".torch", ".installed")) == []
+
+
+CPU_STEP = "--index-url https://download.pytorch.org/whl/cpu"
+INSTALL = re.compile(r"pip install [^\n`|]*?\[([\w,]+)\]")
+RECIPE_PAGES = [ROOT / "README.md", ROOT / "PYPI.md", *sorted((ROOT / "docs").glob("*.md")),
+                *sorted((ROOT / "docs" / "games").glob("*.md"))]
+
+
+def torch_extras() -> set[str]:
+    """The extras of pyproject.toml that bring PyTorch, themselves or through another."""
+    tomllib = pytest.importorskip("tomllib")
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    names = {extra: {re.match(r"[\w.\-]+(\[[\w,]+\])?", req).group(0).lower()
+                     for req in reqs} for extra, reqs in extras.items()}
+    bring = {extra for extra, reqs in names.items() if "torch" in reqs}
+    while True:
+        more = {extra for extra, reqs in names.items()
+                if any(req.startswith("tris_envs[") and set(req[10:-1].split(",")) & bring
+                       for req in reqs)} - bring
+        if not more:
+            return bring
+        bring |= more
+
+
+def recipe_units(text: str) -> list[str]:
+    """The places one recipe is read in: each fenced code block, each table row, each
+    paragraph."""
+    units, paragraph, fence = [], [], None
+    for line in text.splitlines():
+        if fence is not None:
+            fence.append(line)
+            if line.startswith("```"):
+                units.append("\n".join(fence))
+                fence = None
+        elif line.startswith("```"):
+            units.append("\n".join(paragraph))
+            paragraph, fence = [], [line]
+        elif line.lstrip().startswith("|"):
+            units.append(line)
+        elif line.strip():
+            paragraph.append(line)
+        else:
+            units.append("\n".join(paragraph))
+            paragraph = []
+    return [unit for unit in [*units, "\n".join(paragraph)] if unit]
+
+
+def torch_first_problems(text: str, bring: set[str]) -> list[str]:
+    """Each ``pip install ...[extra]`` of an extra in ``bring`` with no CPU-only PyTorch step
+    before it in its code block, table row or paragraph."""
+    problems = []
+    for unit in recipe_units(text):
+        for found in INSTALL.finditer(unit):
+            if set(found.group(1).split(",")) & bring:
+                before = unit[:found.start()]
+                if CPU_STEP not in before and "CPU-only PyTorch" not in before:
+                    problems.append(found.group(0))
+    return problems
+
+
+def test_the_extras_that_bring_torch_are_known():
+    assert torch_extras() == {"train", "rllib", "tianshou", "torchrl"}
+
+
+@pytest.mark.parametrize("page", RECIPE_PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_pip_recipe_installs_cpu_only_torch_before_an_extra_that_brings_it(page):
+    problems = torch_first_problems(page.read_text(encoding="utf-8"), torch_extras())
+    assert not problems, f"{page.relative_to(ROOT)}: put `pip install torch {CPU_STEP}` first: " \
+        f"{problems}"
+
+
+@pytest.mark.parametrize(("text", "problems"), [
+    ("```sh\npip install 'dist/x.whl[train]'\n```", ["pip install 'dist/x.whl[train]"]),
+    (f"```sh\npip install torch {CPU_STEP}\npip install '.[train]'\n```", []),
+    (f"pip install torch {CPU_STEP}\n\n```sh\npip install '.[train]'\n```",
+     ["pip install '.[train]"]),
+    ("| x | `pip install \"tris_envs[rllib]\"` |", ['pip install "tris_envs[rllib]']),
+    ("| x | CPU-only PyTorch, then `pip install \"tris_envs[rllib]\"` |", []),
+    ("`pip install 'tris_envs[dev,render]'` and `pip install \"tris_envs[jax]\"`", []),
+], ids=["wheel alone", "torch first", "another block", "table row", "row with the step",
+        "no torch"])
+def test_the_recipe_check_finds_what_is_planted(text, problems):
+    assert torch_first_problems(text, {"train", "rllib"}) == problems
