@@ -2,7 +2,7 @@
 the start, every prompt names the seat again, ``hint`` gives every legal move's value (the
 solver's result, else the search's value and visit share), and a move that gives up the
 game's value is played only when typed again after a warning. The terminal draws what the
-picture draws: Tris 2's dice with their side faces, Tritoc's roll as a die."""
+picture draws: Tris 2's dice with their side faces, Tritoc's roll as two dice."""
 
 from __future__ import annotations
 
@@ -148,13 +148,15 @@ def test_a_tris2_terminal_shows_each_dies_side_faces_and_the_seat():
     child.expect(pexpect.EOF)
 
 
-def test_a_tritoc_terminal_draws_the_roll_as_a_die():
+def test_a_tritoc_terminal_draws_the_roll_as_two_dice():
     child = pexpect.spawn(sys.executable, ["-m", "tris_envs.cli", "play", "tritoc",
                                            "--opponent", "random", "--first", "--seed", "0"],
                           encoding="utf-8", timeout=60, dimensions=(60, 200))
-    child.expect(r"   ╭─────╮\r\n   │ +(\d+) +│  the dice\r\n   ╰─────╯\r\n"
-                 r"White rolled (\d+): ")
-    assert child.match.group(1) == child.match.group(2)
+    child.expect(r"   ┌───────┐ ┌───────┐\r\n((?:   │ [● ]{5} │ │ [● ]{5} │.*\r\n){3})"
+                 r"   └───────┘ └───────┘\r\nWhite rolled (\d+): ")
+    rows, roll = child.match.group(1).splitlines(), int(child.match.group(2))
+    assert rows[1].endswith(f"  the dice: {roll // 2} and {roll - roll // 2}, {roll}")
+    assert "".join(rows).count("●") == roll                      # the pips make the sum
     child.expect_exact("you play White, first; your move> ")
     child.sendline("quit")
     child.expect("You left the game.")

@@ -570,9 +570,11 @@ def test_ansi_render():
         " 8 │  9 10 11 │  9 10 11 │  9 10 11 │",
         "   └──────────┴──────────┴──────────┘",
         "W = White (player_0) 0 pts, B = Black (player_1) 1 pts; passes 0",
-        "   ╭─────╮",
-        "   │  7  │  the dice",
-        "   ╰─────╯",
+        "   ┌───────┐ ┌───────┐",                 # the roll as two dice: 3 and 4
+        "   │ ●     │ │ ●   ● │",
+        "   │   ●   │ │       │  the dice: 3 and 4, 7",
+        "   │     ● │ │ ●   ● │",
+        "   └───────┘ └───────┘",
         "White rolled 7: place on an empty 7",
     ])
     game = Tritoc()

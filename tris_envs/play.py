@@ -1,7 +1,7 @@
 """``tris-envs play``: a person against an agent in the terminal.
 
 The board is printed with its coordinates as the game's ``render_text`` draws it (Tris 2's
-dice with their side faces, Tritoc's roll as a die); moves are typed in each game's short
+dice with their side faces, Tritoc's roll as two dice); moves are typed in each game's short
 notation (:meth:`~tris_envs.core.game.Game.action_name`): Tant Fant ``b1-b2``, Tris 1 ``row,col``,
 Tris 2 the die's cell and direction ``row,col D`` (``row,col XO/`` while placing), Tritoc
 the hole ``row,col`` or ``pass``, Doppia scelta ``left`` / ``straight`` / ``right``

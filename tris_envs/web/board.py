@@ -33,6 +33,7 @@ from tris_envs.games.tant_fant.state import winning_line as tant_fant_line
 from tris_envs.games.tris1.notation import cell_name
 from tris_envs.games.tris1.state import winning_line as tris1_line
 from tris_envs.games.tris2.notation import winning_line as tris2_line
+from tris_envs.games.tritoc.drawing import roll_faces
 from tris_envs.games.tritoc.state import FIELD_LINE_MASKS, ONGOING, TTT_LINES, WHITE
 
 DIRECTIONS = "NESW"
@@ -149,11 +150,11 @@ def won_marks(game: Game, state: Any) -> list[Box]:
 
 def dice_faces(game: Game, state: Any) -> tuple[int, int] | None:
     """The two dice of the roll a player has to play (Tritoc), as faces that make its sum
-    (the game keeps only the sum: ``7`` is drawn 3 and 4, ``12`` 6 and 6); ``None`` where
-    there is no roll to play (before the roll, a pass, another game)."""
+    (:func:`~tris_envs.games.tritoc.drawing.roll_faces`, as the terminal draws them too);
+    ``None`` where there is no roll to play (before the roll, a pass, another game)."""
     if game.info.name != "tritoc" or state.result != ONGOING or not 2 <= state.roll <= 12:
         return None
-    return state.roll // 2, state.roll - state.roll // 2
+    return roll_faces(state.roll)
 
 
 # ----- per game ------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from typing import Any
 
 from tris_envs.core.drawing import Box, Color, Point
 from tris_envs.core.game import Game
+from tris_envs.games.tritoc.drawing import PIPS
 from tris_envs.web.board import CHIP_HEIGHT, Click, Target, dice_faces
 
 
@@ -179,12 +180,6 @@ def board_svg(game: Game, state: Any, status: str, clicks: Sequence[Click] = (),
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {shown}" '
             f'font-family="sans-serif" class="board">' + "".join(canvas.elements)
             + '<g class="overlay">' + "".join(overlay) + "</g></svg>")
-
-
-PIPS = {1: ((1, 1),), 2: ((0, 0), (2, 2)), 3: ((0, 0), (1, 1), (2, 2)),
-        4: ((0, 0), (2, 0), (0, 2), (2, 2)), 5: ((0, 0), (2, 0), (1, 1), (0, 2), (2, 2)),
-        6: ((0, 0), (2, 0), (0, 1), (2, 1), (0, 2), (2, 2))}
-"""A die's pips by the number on its face: (column, row) on a 3 x 3 grid."""
 
 
 def _dice(faces: tuple[int, int], cx: float, cy: float, side: float) -> str:

@@ -52,7 +52,7 @@ def status(state: TritocState) -> str:
 
 def render_text(state: TritocState, scores: tuple[int, int]) -> str:
     """The board with hole numbers on empty holes, the players' ``scores``, the roll to play
-    drawn as a die (:func:`die_text`) and the status."""
+    drawn as two dice (:func:`dice_text`) and the status."""
     numbers = state.layout.numbers
     lines = ["    " + "  ".join("".join(f"{c:>3}" for c in range(b, b + 3))
                            for b in (0, 3, 6)),
@@ -68,14 +68,31 @@ def render_text(state: TritocState, scores: tuple[int, int]) -> str:
     lines.append(f"W = White (player_0) {white} pts, B = Black (player_1) {black} pts; "
                  f"passes {state.passes}")
     if min(SUMS) <= state.roll <= max(SUMS):
-        lines += die_text(state.roll)
+        lines += dice_text(state.roll)
     lines.append(status(state))
     return "\n".join(lines)
 
 
-def die_text(roll: int) -> list[str]:
-    """The roll as a die of three lines, its sum on the face."""
-    return ["   ╭─────╮", f"   │ {roll:^3} │  the dice", "   ╰─────╯"]
+PIPS = {1: ((1, 1),), 2: ((0, 0), (2, 2)), 3: ((0, 0), (1, 1), (2, 2)),
+        4: ((0, 0), (2, 0), (0, 2), (2, 2)), 5: ((0, 0), (2, 0), (1, 1), (0, 2), (2, 2)),
+        6: ((0, 0), (2, 0), (0, 1), (2, 1), (0, 2), (2, 2))}
+"""A die's pips by the number on its face: (column, row) on a 3 x 3 grid."""
+
+
+def roll_faces(roll: int) -> tuple[int, int]:
+    """Two dice faces that make the sum ``roll`` (2-12), as the board draws them: the game
+    keeps only the sum, so ``7`` is drawn 3 and 4, ``12`` 6 and 6."""
+    return roll // 2, roll - roll // 2
+
+
+def dice_text(roll: int) -> list[str]:
+    """The roll (2-12) as two dice with their pips (:func:`roll_faces`), in five lines."""
+    faces = roll_faces(roll)
+    rows = [" ".join(f"│ {' '.join('●' if (c, r) in PIPS[face] else ' ' for c in range(3))} │"
+                     for face in faces) for r in range(3)]
+    rows[1] += f"  the dice: {faces[0]} and {faces[1]}, {roll}"
+    return ["   " + " ".join(["┌───────┐"] * 2), *("   " + row for row in rows),
+            "   " + " ".join(["└───────┘"] * 2)]
 
 
 def hole_geometry(width: float) -> tuple[float, float]:
