@@ -107,9 +107,44 @@ def test_command_line_evaluates_the_shipped_policy(capsys):
     assert capsys.readouterr().out.startswith("ppo vs random: ")
 
 
-@pytest.mark.parametrize("game", ["tris1", "tant_fant"])
-def test_shipped_policy_reaches_the_targets(game):
-    """The README's figures: no loss against the solver, >= 99% optimal moves (400 games)."""
-    report = target_report(ppo_module.shipped_checkpoint(make_game(game)), game, n_games=400,
-                           seed=0)
+@pytest.mark.parametrize("path", sorted(ppo_module.SHIPPED_DIR.glob("ppo_*.npz")),
+                         ids=lambda path: path.stem)
+def test_a_board_policy_is_the_spec_ppo_of_its_options_and_plays_legal_games(path):
+    """The JAX learner's policies: weights only, each the policy ``ppo`` plays under the
+    options of its recipe, playing legal games there, with NumPy alone."""
+    from tris_envs.alphazero.recipes import read_recipe
+
+    rules = read_recipe(path.stem).game()
+    assert ppo_module.shipped_checkpoint(rules) == path
+    with np.load(path, allow_pickle=False) as saved:
+        assert all(saved[name].dtype.kind in "fU" for name in saved.files)
+    rng = np.random.default_rng(0)
+    agent = make_agent("ppo", rng)
+    for _ in range(2):  # the policy against itself, up to the game's move limit
+        state = resolve_chance(rules, rules.initial_state(rng), rng)
+        for _ in range(rules.info.max_moves):
+            if rules.is_terminal(state):
+                break
+            action = agent.act(rules, state)
+            assert rules.legal_mask(state)[action]
+            state = resolve_chance(rules, rules.apply(state, action), rng)
+
+
+SB3_MISSED = {
+    "tris2": "66.8% against random, 0.0% against greedy, 1.8% against mcts:100 (400 games)",
+    "doppia_scelta": "54.8% against random, 27.3% against the solver (400 games)",
+    "tritoc": "83.2% against greedy, 57.8% against mcts:100 (400 games)",
+}
+"""The Stable-Baselines3 policies that miss SPEC 14's targets, and their figures
+(docs/training.md)."""
+
+
+@pytest.mark.parametrize("game", [
+    "tris1", "tant_fant",
+    *[pytest.param(game, marks=[pytest.mark.slow, pytest.mark.xfail(strict=True, reason=why)])
+      for game, why in SB3_MISSED.items()]])
+def test_shipped_sb3_policy_reaches_the_targets(game):
+    """The training table's figures (400 games, seed 0): Tris 1 and Tant Fant never lose to
+    the solver with >= 99% optimal moves; the others miss SPEC 14's targets."""
+    report = target_report(sb3_policy(game), game, n_games=400, seed=0)
     assert report and all(met for _, met in report), report
