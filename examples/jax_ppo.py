@@ -5,7 +5,8 @@ The learner is :mod:`tris_envs.ppo.jax_ppo` (every game of a batch stepping insi
 jitted update, negamax GAE, the board network with no search), run with
 :func:`tris_envs.alphazero.train.train` and ``algorithm = "ppo"``. In a share of the games
 one seat plays uniformly random moves (``--random``; they train the value alone), so the
-policy also meets positions self-play alone never reaches. Afterwards the network plays
+policy also meets positions self-play alone never reaches; in Tris 2 a share may have the
+``greedy`` rung in one seat (``--greedy``). Afterwards the network plays
 the rules core's games in the evaluation harness against the ladder, its most probable legal
 move (``ppo:<path>``), checked against the game's training targets; with ``--search N`` it
 plays them again inside the ``az`` agents' search of ``N`` simulations (``az:<path>:N``).
@@ -48,6 +49,9 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--random", type=float, default=0.25,
                         help="share of games in which one seat plays uniformly random moves")
+    parser.add_argument("--greedy", type=float, default=0.0,
+                        help="share of games in which one seat plays the greedy rung (Tris 2)")
+    parser.add_argument("--discount", type=float, default=1.0, help="PPO's gamma")
     parser.add_argument("--games", type=int, default=400, help="evaluation games per opponent")
     parser.add_argument("--search", type=int, default=0, metavar="N",
                         help="also play the evaluation games inside the az agents' search of "
@@ -59,12 +63,13 @@ def main() -> None:
     opponents = checked_opponents(parser, args, ladder(args.game))
     plies = args.envs * args.steps
     if args.budget is not None:      # the learner's moves: the random seat's are not its own
-        args.updates = math.ceil(args.budget / (plies * (1 - args.random / 2)))
+        args.updates = math.ceil(args.budget / (plies * (1 - (args.random + args.greedy) / 2)))
     config = load_config(None, {
         "game": args.game, "algorithm": "ppo", "iterations": args.updates, "envs": args.envs,
         "steps": args.steps, "batch": args.batch or plies // 2, "epochs": args.epochs,
         "width": args.width, "blocks": args.blocks, "learning_rate": args.lr,
-        "final_learning_rate": args.lr / 10, "random": args.random, "seed": args.seed,
+        "final_learning_rate": args.lr / 10, "random": args.random, "greedy": args.greedy,
+        "discount": args.discount, "seed": args.seed,
         "checkpoint_every": args.updates, "eval_games": 0})
 
     with tempfile.TemporaryDirectory() as scratch:
@@ -72,7 +77,7 @@ def main() -> None:
         began = time.perf_counter()
         final = train(config, out, quiet=True)
         seconds = time.perf_counter() - began
-        steps = round(args.updates * plies * (1 - args.random / 2))
+        steps = round(args.updates * plies * (1 - (args.random + args.greedy) / 2))
         print(f"trained {args.updates * plies:,} plies in {seconds:.0f} s")
         game = make_game(args.game)
         agent = make_agent(f"ppo:{final}")
