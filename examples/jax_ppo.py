@@ -25,9 +25,10 @@ import argparse
 import math
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
-from tris_envs.agents import make_agent
+from tris_envs.agents import Agent, make_agent
 from tris_envs.alphazero.train import load_config, train
 from tris_envs.evaluation.cell import add_arguments, checked_opponents, ladder, write_cell
 from tris_envs.evaluation.checkpoint import evaluate_agent, format_table
@@ -90,12 +91,21 @@ def main() -> None:
             print(format_table(results))
             return
         players = [agent] + ([make_agent(f"az:{final}:{args.search}")] if args.search else [])
-        for player in players:
-            results = evaluate_agent(game, player, opponents, args.games, args.seed)
-            print(f"\n{player.name}:\n{format_table(results)}")
-            for text, met in check_targets(args.game, results):
-                print(f"target {'met' if met else 'missed' if met is False else 'not judged'}"
-                      f": {text}")
+        report(args.game, players, args.games, args.seed, opponents)
+
+
+def report(game: str, agents: Sequence[Agent], games: int, seed: int,
+           opponents: Sequence[str] | None = None) -> None:
+    """Play each agent against ``opponents`` (default: the ladder) in the rules core's
+    harness, ``games`` games each, and print its table and the game's training targets."""
+    for agent in agents:
+        began = time.perf_counter()
+        results = evaluate_agent(make_game(game), agent, list(opponents or ladder(game)),
+                                 games, seed)
+        print(f"\n{agent.name} ({time.perf_counter() - began:.0f} s):\n{format_table(results)}")
+        for text, met in check_targets(game, results):
+            print(f"target {'met' if met else 'missed' if met is False else 'not judged'}: "
+                  f"{text}")
 
 
 if __name__ == "__main__":

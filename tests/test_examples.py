@@ -60,7 +60,7 @@ def test_jax_ppo_plays_alone_then_inside_the_az_search():
     out = run_example("jax_ppo.py", "--game", "tant_fant", "--updates", "1", "--envs", "8",
                       "--steps", "4", "--games", "2", "--search", "4")
     assert out.count("| solver | 2 |") == 2 and "target " in out
-    assert "\nppo:final:\n" in out and "final.npz:4:\n" in out
+    assert "\nppo:final (" in out and "final.npz:4 (" in out
 
 
 def test_jax_az():

@@ -107,9 +107,9 @@ def evaluate_checkpoint(checkpoint: str | Path, game: Game,
             file that is not a checkpoint for ``game``.
         FileNotFoundError: no checkpoint file.
     """
-    parsed_sources(opponents)       # a bad spec fails before the checkpoint is read
+    specs = parsed_sources(opponents)   # once; a bad spec fails before the checkpoint is read
     source = checkpoint_agent(checkpoint, game, deterministic, simulations, trust_pickle)
-    return evaluate_agent(game, source, opponents, n_games, seed, processes, judge_moves,
+    return evaluate_agent(game, source, specs, n_games, seed, processes, judge_moves,
                           progress)
 
 
