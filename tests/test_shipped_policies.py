@@ -25,6 +25,19 @@ GAMES = ["tris2", "tris1", "tant_fant", "doppia_scelta", "tritoc"]
 DATA = Path(__file__).resolve().parent / "data"
 
 
+def plays_legal_games(agent, rules, games: int, rng: np.random.Generator) -> None:
+    """``agent`` against itself, ``games`` games up to the game's move limit: every move
+    legal."""
+    for _ in range(games):
+        state = resolve_chance(rules, rules.initial_state(rng), rng)
+        for _ in range(rules.info.max_moves):
+            if rules.is_terminal(state):
+                break
+            action = agent.act(rules, state)
+            assert rules.legal_mask(state)[action]
+            state = resolve_chance(rules, rules.apply(state, action), rng)
+
+
 def sb3_policy(game: str) -> Path:
     """The Stable-Baselines3 policy shipped for ``game``."""
     return ppo_module.SHIPPED_DIR / f"{game}.pt"
@@ -40,14 +53,7 @@ def test_shipped_policy_is_small_and_plays(game):
     assert agent.name == "ppo"
     if path.suffix == ".pt":
         assert agent.policy_for(rules) is ppo_module.load_policy(path)
-    for _ in range(3):  # the policy against itself, up to the game's move limit
-        state = resolve_chance(rules, rules.initial_state(rng), rng)
-        for _ in range(rules.info.max_moves):
-            if rules.is_terminal(state):
-                break
-            action = agent.act(rules, state)
-            assert rules.legal_mask(state)[action]
-            state = resolve_chance(rules, rules.apply(state, action), rng)
+    plays_legal_games(agent, rules, 3, rng)
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -120,14 +126,7 @@ def test_a_board_policy_is_the_spec_ppo_of_its_options_and_plays_legal_games(pat
         assert all(saved[name].dtype.kind in "fU" for name in saved.files)
     rng = np.random.default_rng(0)
     agent = make_agent("ppo", rng)
-    for _ in range(2):  # the policy against itself, up to the game's move limit
-        state = resolve_chance(rules, rules.initial_state(rng), rng)
-        for _ in range(rules.info.max_moves):
-            if rules.is_terminal(state):
-                break
-            action = agent.act(rules, state)
-            assert rules.legal_mask(state)[action]
-            state = resolve_chance(rules, rules.apply(state, action), rng)
+    plays_legal_games(agent, rules, 2, rng)
 
 
 SB3_MISSED = {
