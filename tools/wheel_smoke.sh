@@ -75,6 +75,7 @@ EOF
 step "tris-envs eval with the shipped az and ppo agents"
 "$BIN/tris-envs" eval tant_fant az solver --games 2
 "$BIN/tris-envs" eval tris1 ppo random --games 4
+"$BIN/tris-envs" eval tris2 ppo random --games 2    # the JAX learner's board network
 step "tris-envs train ppo (a few hundred steps, the shipped config) and tris-envs evaluate"
 "$BIN/tris-envs" train ppo --game tris1 --timesteps 256 --n-envs 2 --no-progress \
     --out "$WORK/run" --set ppo.n_steps=64 --set ppo.batch_size=64 --set eval.games=2 \
