@@ -336,6 +336,9 @@ def test_every_search_gets_the_deadline_and_the_depth_cap() -> None:
     timed = Session.new("tris1", seats=("alphabeta:1s", "mcts:1s"), seed=0, limits=limits)
     assert isinstance(timed.agents[0], AlphaBetaAgent) and timed.agents[0].plies == 3
     assert isinstance(timed.agents[1], MCTSAgent) and timed.agents[1].time_budget == 1.0
+    assert timed.agents[1].simulations == 200     # a timed search stops at the cap as well
+    timed.agents[1].act(timed.game, timed.state)
+    assert timed.agents[1].last_simulations <= 200
     network = Session.new("tris1", seats=("az:10", "human"), seed=0, limits=limits)
     assert isinstance(network.agents[0], AZAgent) and network.agents[0].time_budget == 2.0
     free = Session.new("tris1", seats=("mcts:50", "alphabeta:2"), seed=0)   # Python: no caps

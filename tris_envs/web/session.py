@@ -140,7 +140,8 @@ class Limits:
 
     def cap(self, agent: Agent, game: Game) -> None:
         """Refuse ``agent`` if its budget passes a cap; else give its search the deadline
-        (:attr:`seconds`). An ``az`` agent's network must be loaded (its budget may be
+        (:attr:`seconds`), and a timed ``mcts`` search the most simulations
+        (:attr:`simulations`). An ``az`` agent's network must be loaded (its budget may be
         the network's).
 
         Raises:
@@ -155,6 +156,8 @@ class Limits:
         if simulations is not None and simulations > self.simulations:
             raise _over(agent, f"{simulations} simulations per move", str(self.simulations),
                         "--max-simulations")
+        if isinstance(agent, MCTSAgent) and simulations is None:
+            agent.simulations = self.simulations    # a timed search stops at the cap too
         if isinstance(agent, AlphaBetaAgent) and agent.plies > self.depth:
             if timed is None:
                 raise _over(agent, f"{agent.plies} plies", str(self.depth), "--max-depth")
