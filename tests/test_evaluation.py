@@ -257,9 +257,22 @@ def test_a_pool_started_from_an_unguarded_script_or_stdin_fails_at_once(tmp_path
     assert ran.returncode == 0 and "in 4 games" in ran.stdout, ran.stderr
 
 
+# A worker killed while sending its games dies holding the result queue's lock (here taken
+# by hand, as a send does, to make that moment certain)
+HOLD_THE_RESULT_LOCK = (
+    "        import gc\n"
+    "        from multiprocessing.queues import SimpleQueue\n"
+    "        for queue in gc.get_objects():\n"
+    "            if isinstance(queue, SimpleQueue):\n"
+    "                queue._wlock.acquire()\n")
+
+
 @pytest.mark.skipif(usable_cpus() < 2, reason="a pool needs two CPUs; with one, games run here")
-def test_a_match_whose_worker_dies_while_playing_stops_saying_why(tmp_path):
-    # the pool replaced the dead worker and waited forever for the games it held
+@pytest.mark.parametrize("holding", ["", HOLD_THE_RESULT_LOCK], ids=["playing", "sending"])
+def test_a_match_whose_worker_dies_stops_saying_why(tmp_path, holding):
+    # the pool replaced the dead worker and waited forever for the games it held; one that
+    # died holding the result queue's lock hung the parent as it stopped the pool (seen
+    # once in CI under load)
     script = tmp_path / "dying.py"
     script.write_text(
         "import multiprocessing, os, signal\n"
@@ -270,9 +283,10 @@ def test_a_match_whose_worker_dies_while_playing_stops_saying_why(tmp_path):
         "    def __init__(self, rng=None):\n"
         "        pass\n"
         "    def act(self, game, state):\n"
-        "        if multiprocessing.parent_process() is not None:\n"
-        "            os.kill(os.getpid(), signal.SIGKILL)\n"
-        "        return game.legal_actions(state)[0]\n"
+        "      if multiprocessing.parent_process() is not None:\n"
+        f"{holding}"
+        "        os.kill(os.getpid(), signal.SIGKILL)\n"
+        "      return game.legal_actions(state)[0]\n"
         "if __name__ == '__main__':\n"
         "    play_match(make_game('tris1'), Dying, 'random', 8, seed=0,\n"
         "               processes=2)\n")

@@ -1,15 +1,14 @@
 """Where the games of a match run: in this process, in a process pool, or on a Ray cluster.
 
-With ``processes > 1`` the games run in a ``multiprocessing`` pool of the ``spawn`` start
-method; the game and the sources must be picklable, and a script using it needs the usual
-``if __name__ == "__main__":`` guard and a file (without them the match fails at once,
-saying so, where the pool would replace its dying workers forever). A worker that dies
-while playing (killed, out of memory) stops the match with a ``ChildProcessError`` within a
-few seconds, where the pool would wait forever for its games. The pool never has more
-processes than games or CPUs (:func:`pool_size`). Workers ignore Ctrl-C (the parent stops
-the pool), unwind on the SIGTERM with which the pool stops them early (so none dies holding
-a queue's lock), and end by themselves within a second when their parent dies (SIGTERM,
-kill).
+With ``processes > 1`` the games run in a ``concurrent.futures`` process pool of the
+``spawn`` start method; the game and the sources must be picklable, and a script using it
+needs the usual ``if __name__ == "__main__":`` guard and a file (without them the match
+fails at once, saying so). A worker that dies while playing (killed, out of memory), even
+one holding a queue's lock, stops the match at once with a ``ChildProcessError``: the pool
+is broken and no other game comes back. The pool never has more processes than games or
+CPUs (:func:`pool_size`). Workers ignore Ctrl-C (the parent stops them), unwind on the
+SIGTERM with which the parent stops them early, and end by themselves within a second when
+their parent dies (SIGTERM, kill).
 
 With ``ray=True`` or ``ray=ADDRESS`` the games run as Ray tasks on the cluster's CPUs
 instead (optional extra ``distributed``; see :func:`tris_envs.distributed.ray_session` and
@@ -36,8 +35,10 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from tris_envs.distributed import RayAddress, ray_session
 from tris_envs.evaluation.engine import Played, Task, init_worker, play_each, play_keyed
@@ -72,18 +73,51 @@ def local_results(context: tuple[Any, ...], tasks: Iterator[Task], count: int,
                          f"script, and {path!r} is not a file they can read; run the script "
                          "from a file, or play with processes=1")
     spawn = multiprocessing.get_context("spawn")
-    with tempfile.TemporaryDirectory(prefix="tris-envs-pool-") as folder:
-        flag = Path(folder) / "unguarded"
-        with _environment(_START_FLAG, str(flag)), \
-                spawn.Pool(processes, _init_pool_worker, context) as pool:
+    with tempfile.TemporaryDirectory(prefix="tris-envs-pool-") as folder, \
+            _environment(_START_FLAG, str(Path(folder) / "unguarded")):
+        pool = ProcessPoolExecutor(processes, mp_context=spawn, initializer=_init_pool_worker,
+                                   initargs=context)
+        try:
             while window := list(itertools.islice(tasks, _WINDOW)):
                 size = _chunk_size(len(window), processes)
-                chunks = [window[i:i + size] for i in range(0, len(window), size)]
-                results = pool.imap_unordered(_play_keyed_chunk, chunks)
-                for _ in chunks:
-                    yield from _next_result(results, flag, processes)
-            pool.close()        # every game played: the workers leave on their own, no SIGTERM
-            pool.join()
+                pending = {pool.submit(_play_keyed_chunk, window[i:i + size])
+                           for i in range(0, len(window), size)}
+                while pending:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for chunk in done:
+                        yield from _chunk_result(chunk, Path(folder))
+        except BaseException:           # an error, Ctrl-C, the caller leaving: stop the games
+            _stop_workers(Path(folder))
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _chunk_result(chunk: Future[list[Played]], folder: Path) -> list[Played]:
+    """A finished chunk's games; ``ValueError`` with the workers' words where one said that
+    the main script is not guarded (:data:`_START_FLAG`), ``ChildProcessError`` where a
+    worker died (killed, out of memory): the pool is broken and no other game comes back."""
+    try:
+        return chunk.result()
+    except BrokenProcessPool:
+        flag = folder / "unguarded"
+        if flag.exists():
+            raise ValueError(flag.read_text(encoding="utf-8")) from None
+        raise ChildProcessError("a worker process of the match died while playing (killed, "
+                                "or out of memory), so the match stops: its games would "
+                                "never come back") from None
+
+
+def _stop_workers(folder: Path) -> None:
+    """SIGTERM to the pool's workers still running (each wrote ``worker-<pid>`` into
+    ``folder`` as it started, and only this process's unreaped children are signalled), so
+    that they stop playing; they unwind (:func:`_exit_on_sigterm`) and the pool, seeing
+    them gone, shuts down without waiting for their games."""
+    started = {int(path.name.removeprefix("worker-")) for path in folder.glob("worker-*")}
+    for child in multiprocessing.active_children():
+        if child.pid in started:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child.pid, signal.SIGTERM)
 
 
 _START_FLAG = "TRIS_ENVS_POOL_FLAG"
@@ -94,8 +128,8 @@ starts writes ``worker-<pid>`` beside it (:func:`_init_pool_worker`)."""
 
 @contextlib.contextmanager
 def _environment(name: str, value: str) -> Iterator[None]:
-    """``os.environ[name]`` is ``value`` inside (the pool's workers, spawned then and on
-    a worker's replacement, inherit it)."""
+    """``os.environ[name]`` is ``value`` inside (the pool's workers, spawned as the work
+    is handed out, inherit it)."""
     before = os.environ.get(name)
     os.environ[name] = value
     try:
@@ -112,8 +146,7 @@ def _refuse_an_unguarded_start() -> None:
     ``__mp_main__`` apart from ``__main__``, before it sets the worker's parent process), a
     pool being started means that the script plays at its top level, without the ``if
     __name__ == "__main__":`` guard: the worker writes why into the file :data:`_START_FLAG`
-    names, for the parent to raise (else the pool would replace the failing workers
-    forever), and fails."""
+    names, for the parent to raise in place of the broken pool's own error, and fails."""
     if multiprocessing.parent_process() is not None or \
             sys.modules.get("__mp_main__", sys.modules["__main__"]) is sys.modules["__main__"]:
         return              # the parent, or a process that has started (its parent is set)
@@ -130,24 +163,6 @@ def _refuse_an_unguarded_start() -> None:
 def _play_keyed_chunk(tasks: list[Task]) -> list[Played]:
     """A pool worker's chunk of games, played in turn."""
     return [play_keyed(task) for task in tasks]
-
-
-def _next_result(results: Any, flag: Path, processes: int) -> list[Played]:
-    """The next chunk of games from a pool's ``imap_unordered``, waiting; ``ValueError``
-    with the workers' words once one says the main script is not guarded
-    (:data:`_START_FLAG`), ``ChildProcessError`` once more than ``processes`` workers have
-    started: the pool replaced a worker that died (killed, out of memory), and the chunk
-    it held would never come back."""
-    while True:
-        try:
-            return cast(list[Played], results.next(timeout=0.5))
-        except multiprocessing.TimeoutError:
-            if flag.exists():
-                raise ValueError(flag.read_text(encoding="utf-8")) from None
-            if len(list(flag.parent.glob("worker-*"))) > processes:
-                raise ChildProcessError("a worker process of the match died while playing "
-                                        "(killed, or out of memory), so the match stops: "
-                                        "its games would never come back") from None
 
 
 def ray_results(context: tuple[Any, ...], tasks: Iterator[Task], count: int,
@@ -188,9 +203,10 @@ def _chunk_size(tasks: int, workers: int) -> int:
 
 def _init_pool_worker(*arguments: Any) -> None:
     """A pool worker: ignores Ctrl-C (the parent stops the pool), exits when orphaned, and
-    leaves on the pool's SIGTERM by unwinding (:func:`_exit_on_sigterm`), or a second later
-    outright where the unwinding does not happen; says it started beside the file
-    :data:`_START_FLAG` names (the parent counts the workers the pool started)."""
+    leaves on the parent's SIGTERM by unwinding (:func:`_exit_on_sigterm`), or a second
+    later outright where the unwinding does not happen; says it started beside the file
+    :data:`_START_FLAG` names (where the parent finds the workers to stop,
+    :func:`_stop_workers`)."""
     flag = os.environ.get(_START_FLAG)
     if flag:
         Path(flag).with_name(f"worker-{os.getpid()}").touch()
@@ -214,17 +230,16 @@ def _init_pool_worker(*arguments: Any) -> None:
 
 
 def _exit_on_sigterm(signum: int, frame: Any) -> None:
-    """``Pool.terminate`` (the parent leaving the pool early: an error, Ctrl-C) sends its
-    workers SIGTERM. Killed outright, a worker that was sending a result died holding the
-    result queue's lock, and the parent then waited for that lock forever (CPython's pool
-    puts a sentinel on the same queue); unwinding by ``SystemExit`` releases it first. A
-    worker already on its way out (``multiprocessing.util``'s exiting flag) is left to
-    finish.
+    """The parent leaving the pool early (an error, Ctrl-C) sends its workers SIGTERM
+    (:func:`_stop_workers`). Unwinding by ``SystemExit`` releases the queue locks a worker
+    holds, where one killed outright (by a person, or out of memory) leaves them held; the
+    pool then sees it gone and stops without waiting for its games. A worker already on
+    its way out (``multiprocessing.util``'s exiting flag) is left to finish.
 
     Python runs the handler in the main thread, and only once that thread is back in
     Python code: a signal that lands on another thread, or just before the main thread
-    blocks on a lock, leaves it waiting (seen: a worker waiting for the task queue's lock,
-    which ``terminate`` takes for good, never left). So the watching thread of
+    blocks on a lock, leaves it waiting (seen: a worker waiting for a queue's lock that a
+    stopped pool never releases). So the watching thread of
     :func:`_init_pool_worker`, woken by the signal's wakeup file, ends the worker outright
     a second after the SIGTERM, as it does one whose ``SystemExit`` was swallowed (raised
     inside a ``__del__``)."""
