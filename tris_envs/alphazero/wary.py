@@ -30,6 +30,7 @@ import json
 import multiprocessing
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple, cast
@@ -184,8 +185,10 @@ def play(network: Network, settings: Settings) -> Positions:
     if count == 1:
         parts = [_play(tasks[0])]
     else:
-        with multiprocessing.get_context("spawn").Pool(count) as pool:
-            parts = pool.map(_play, tasks)
+        # concurrent.futures' pool raises BrokenProcessPool where a worker dies (killed, out
+        # of memory); multiprocessing's would wait for its games forever
+        with ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("spawn")) as pool:
+            parts = list(pool.map(_play, tasks))
     games = sorted((game for part in parts for game in part), key=lambda game: game[0])
     rows = [row for game in games for row in game[1]]
     return Positions(np.stack([r[0] for r in rows]).astype(np.int8),
