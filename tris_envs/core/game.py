@@ -262,6 +262,19 @@ class Game(ABC, Generic[S]):
         ``0,1`` hold commas)."""
         return "; ".join(self.action_name(state, a) for a in self.legal_actions(state))
 
+    # ----- text view (tris_envs.core.text) ------------------------------------------
+    SEAT_NAMES: ClassVar[tuple[str, str]] = ("player_0", "player_1")
+    """The name of each seat as the game's board and status line show it (Tant Fant's
+    ``White``, ``Black``)."""
+
+    def rules_prompt(self) -> str:
+        """The rules as a short English prompt for a player who never saw the game, with
+        the options in force: the board, the coordinates the move names use, how a move is
+        written, the turns, the dice, how the game ends. Every game writes its own (its
+        package's ``text`` module); :func:`tris_envs.core.text.rules_prompt` shows it."""
+        raise NotImplementedError(f"{type(self).__name__} has no rules prompt: override "
+                                  "Game.rules_prompt")
+
     # ----- per-game hooks ------------------------------------------------------------
     def env_info(self, state: S, player: int) -> dict[str, Any]:
         """Extra facts for ``infos[agent]`` of ``player`` in environments (Tritoc's scores).

@@ -98,6 +98,7 @@ from tris_envs.games.doppia_scelta.state import (
     parse_gate,
     trace,
 )
+from tris_envs.games.doppia_scelta.text import rules_prompt
 
 SETUPS = Choice(("random", "coloring"))
 
@@ -123,6 +124,8 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
                     "setup": SETUPS,
                     "board": Text("a random board", EXAMPLE_BOARD),
                     "fair": Flag(), "max_moves": Integer(1)}
+
+    SEAT_NAMES = PLAYER_NAMES
 
     def __init__(self, scheme: str = "crossing", gates: Sequence[str] | None = None,
                  setup: str = "random", board: str | None = None, fair: bool = False,
@@ -450,6 +453,9 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
         return from_notation(self, text)
 
     # ----- pictures ------------------------------------------------------------------
+    def rules_prompt(self) -> str:
+        return rules_prompt(self)
+
     def render_text(self, state: DoppiaSceltaState) -> str:
         """The board as text: color letters, robots as arrows, gates in the margin; ANSI
         background colors only where asked for (``drawing.render_text``)."""

@@ -35,6 +35,7 @@ from tris_envs.games.tant_fant.state import (
     mask,
     moves,
 )
+from tris_envs.games.tant_fant.text import rules_prompt
 
 STALEMATES = Choice(("draw", "loss"))
 
@@ -51,6 +52,8 @@ class TantFant(Game[TantFantState]):
 
     OPTION_TYPES = {"stalemate": STALEMATES, "repetition_draw": Flag(), "diagonal_only": Flag(),
                     "max_moves": Integer(1)}
+
+    SEAT_NAMES = COLOR_NAMES
 
     def __init__(self, stalemate: str = "draw", repetition_draw: bool = False,
                  diagonal_only: bool = False, max_moves: int = 100) -> None:
@@ -187,6 +190,9 @@ class TantFant(Game[TantFantState]):
         if last_mask in self._wins[1 - to_move]:
             return TantFantState(white, black, to_move, 1 - to_move, "line")
         return self._position(white, black, to_move)
+
+    def rules_prompt(self) -> str:
+        return rules_prompt(self)
 
     def render_text(self, state: TantFantState) -> str:
         return render_text(state)

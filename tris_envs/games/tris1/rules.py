@@ -28,6 +28,7 @@ from tris_envs.games.tris1.state import (
     Tris1State,
     X,
 )
+from tris_envs.games.tris1.text import rules_prompt
 
 
 class Tris1(Game[Tris1State]):
@@ -38,6 +39,8 @@ class Tris1(Game[Tris1State]):
     """
 
     OPTION_TYPES = {"max_moves": Integer(1)}
+
+    SEAT_NAMES = SYMBOLS
 
     def __init__(self, max_moves: int = 9) -> None:
         super().__init__(GameInfo("tris1", 9, (3, 3, 2),
@@ -105,6 +108,9 @@ class Tris1(Game[Tris1State]):
 
     def from_notation(self, text: str) -> Tris1State:
         return from_notation(text)
+
+    def rules_prompt(self) -> str:
+        return rules_prompt(self)
 
     def render_text(self, state: Tris1State) -> str:
         return render_text(state)

@@ -72,6 +72,7 @@ from tris_envs.games.tris2.state import (
     SETUP_TOPS,
     Tris2State,
 )
+from tris_envs.games.tris2.text import rules_prompt
 
 PROOF_PLACEMENTS = 6
 """Placements left up to which :meth:`Tris2.proven_winner` searches them all."""
@@ -444,6 +445,9 @@ class Tris2(Game[Tris2State]):
         return from_notation(self, text)
 
     # ----- pictures ------------------------------------------------------------------
+    def rules_prompt(self) -> str:
+        return rules_prompt(self)
+
     def render_text(self, state: Tris2State, hidden: bool = False) -> str:
         """The frame with row and column numbers and each die drawn from above as
         :meth:`draw` paints it: its top symbol in the middle, its north-south symbol on its

@@ -82,6 +82,7 @@ from tris_envs.games.tritoc.state import (
     check_layout,
     hole_name,
 )
+from tris_envs.games.tritoc.text import rules_prompt
 
 REWARDS = Choice(("win_loss", "points"))
 
@@ -105,6 +106,8 @@ class Tritoc(Game[TritocState]):
     OPTION_TYPES = {"layout": Choice(LAYOUT_NAMES, "81 numbers 3-11", Digits(LAYOUT_CHARS, 3)),
                     "dice": Choice(tuple(DICE_WEIGHTS)), "max_rerolls": Integer(0),
                     "reward": REWARDS, "max_moves": Integer(1)}
+
+    SEAT_NAMES = COLOR_NAMES
 
     def __init__(self, layout: str | Sequence[int] = "ordered", dice: str = "2d6",
                  max_rerolls: int = 3, reward: str = "win_loss", max_moves: int = 500) -> None:
@@ -403,6 +406,9 @@ class Tritoc(Game[TritocState]):
             ValueError: saying what is malformed or impossible.
         """
         return from_notation(text)
+
+    def rules_prompt(self) -> str:
+        return rules_prompt(self)
 
     def render_text(self, state: TritocState) -> str:
         return render_text(state, self.scores(state))
