@@ -44,18 +44,17 @@ def position_prompt(game: Game, state: Any) -> str:
     the game's name for it), the dice or roll where the game has them, the legal moves in
     the game's notation (game.action_name), and how to answer: one JSON object
     {"move": "<move>"}."""
-    lines = [f"Position ({game.to_notation(state)}):", "", game.render_text(state), ""]
+    lines = ["The position:", game.render_text(state), ""]
     player = game.current_player(state)
     if player == TERMINAL:
         lines.append("The game is over.")
-        return "\n".join(lines)
-    if player == CHANCE:
+    elif player == CHANCE:
         lines.append("The dice are to be rolled; no player moves now.")
-        return "\n".join(lines)
-    lines.append(f"To move: {seat(game, player)}.")
-    names = [game.action_name(state, action) for action in game.legal_actions(state)]
-    lines.append(f"Legal moves ({len(names)}): {'; '.join(names)}")
-    lines.append(answer_format(names))
+    else:
+        names = [game.action_name(state, action) for action in game.legal_actions(state)]
+        lines += [f"You are {seat(game, player)} and it is your turn.",
+                  f"Legal moves ({len(names)}): {'; '.join(names)}",
+                  answer_format(names)]
     return "\n".join(lines)
 
 
@@ -68,7 +67,7 @@ def seat(game: Game, player: int) -> str:
 def answer_format(names: list[str]) -> str:
     """How to answer, with the first legal move as the example."""
     example = json.dumps({"move": names[0] if names else "<move>"})
-    return ("Answer with one JSON object naming your move exactly as listed, e.g. "
+    return ("Answer with one JSON object naming one legal move as listed, e.g. "
             f"{example}.")
 
 
@@ -89,24 +88,31 @@ def parse_reply(game: Game, state: Any, reply: str) -> int:
     if len(reply) > MAX_REPLY_CHARS:
         raise _refusal(f"the reply is {len(reply):,} characters long; at most "
                        f"{MAX_REPLY_CHARS:,} are read", names)
-    found, broken = _move_objects(reply)
+    found, keyless, broken = _move_objects(reply)
     if found:
         move = found[-1]["move"]
         if not isinstance(move, str):
             raise _refusal(f'the "move" value {brief(move)} is not a string; write the move '
-                           "as text in quotes", names)
+                           "as text in double quotes", names)
         return _named(game, state, move, names)
     stripped = reply.strip()
     if not stripped:
         raise _refusal("the reply is empty", names)
     try:
-        return _named(game, state, stripped, names)
-    except ReplyError:
-        if broken:
-            raise _refusal(f"{brief(broken[-1])} is not valid JSON (write keys and strings in "
-                           'double quotes: {"move": "..."})', names) from None
-        raise _refusal(f"no JSON object with a \"move\" key in the reply, and the reply "
-                       f"{brief(stripped)} is not a move", names) from None
+        return game.parse_action(state, stripped)
+    except IllegalActionError as error:
+        raise _refusal(str(error), names) from None
+    except ValueError:
+        pass
+    if keyless:
+        reason = f'the JSON object {brief(keyless[-1])} has no "move" key'
+    elif broken:
+        reason = (f"{brief(broken[-1])} is not valid JSON (write the key and the move in "
+                  "double quotes)")
+    else:
+        reason = (f'the reply holds no JSON object with a "move" key, and the whole reply '
+                  f"{brief(stripped)} is not a move")
+    raise _refusal(reason, names)
 
 
 def _named(game: Game, state: Any, move: str, names: list[str]) -> int:
@@ -124,9 +130,10 @@ def _refusal(reason: str, names: list[str]) -> ReplyError:
                       + answer_format(names))
 
 
-def _move_objects(reply: str) -> tuple[list[dict[str, Any]], list[str]]:
-    """The JSON objects with a ``"move"`` key in ``reply``, in order, and the brace groups
-    that mention ``move`` but are not JSON.
+def _move_objects(reply: str) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """What the brace groups of ``reply`` hold, each list in the reply's order: the JSON
+    objects with a ``"move"`` key; the text of JSON objects without one (none inside
+    either); the brace groups that mention ``move`` but are not JSON.
 
     Brace groups are matched in one pass (braces inside JSON strings do not count). Each
     group is parsed whole; the groups inside one that is not an object with a ``"move"``
@@ -135,6 +142,7 @@ def _move_objects(reply: str) -> tuple[list[dict[str, Any]], list[str]]:
     """
     groups = _brace_groups(reply)
     found: list[dict[str, Any]] = []
+    keyless: list[str] = []
     broken: list[str] = []
 
     def visit(start: int, end: int, depth: int) -> None:
@@ -147,13 +155,17 @@ def _move_objects(reply: str) -> tuple[list[dict[str, Any]], list[str]]:
                 broken.append(text)
         if isinstance(value, dict) and "move" in value:
             found.append(value)
-        elif depth < MAX_NESTING:
+            return
+        before = len(found)
+        if depth < MAX_NESTING:
             for inner in groups.get(start, []):
                 visit(*inner, depth + 1)
+        if isinstance(value, dict) and len(found) == before:
+            keyless.append(text)
 
     for group in groups.get(-1, []):
         visit(*group, 0)
-    return found, broken
+    return found, keyless, broken
 
 
 def _brace_groups(text: str) -> dict[int, list[tuple[int, int]]]:

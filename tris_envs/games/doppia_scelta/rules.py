@@ -452,10 +452,10 @@ class DoppiaScelta(Game[DoppiaSceltaState]):
         """
         return from_notation(self, text)
 
-    # ----- pictures ------------------------------------------------------------------
     def rules_prompt(self) -> str:
         return rules_prompt(self)
 
+    # ----- pictures ------------------------------------------------------------------
     def render_text(self, state: DoppiaSceltaState) -> str:
         """The board as text: color letters, robots as arrows, gates in the margin; ANSI
         background colors only where asked for (``drawing.render_text``)."""

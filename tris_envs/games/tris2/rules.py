@@ -444,10 +444,10 @@ class Tris2(Game[Tris2State]):
         """
         return from_notation(self, text)
 
-    # ----- pictures ------------------------------------------------------------------
     def rules_prompt(self) -> str:
         return rules_prompt(self)
 
+    # ----- pictures ------------------------------------------------------------------
     def render_text(self, state: Tris2State, hidden: bool = False) -> str:
         """The frame with row and column numbers and each die drawn from above as
         :meth:`draw` paints it: its top symbol in the middle, its north-south symbol on its
