@@ -653,7 +653,7 @@ def test_bad_position_strings(text, message):
 
 
 @pytest.mark.parametrize("text, action, message", [
-    (E(CONQUEST, roll="11"), hole(0, 0), r"action 0 \(place a White stone at \(0,0\) "
+    (E(CONQUEST, roll="11"), hole(0, 0), r"action 0 \(place a White stone at 0,0 "
                                          r"\(number 3\)\) is illegal: hole \(0,0\) is occupied"),
     (E(CONQUEST, roll="11"), hole(1, 2), r"hole \(1,2\) has number 8, but the roll is 11"),
     (E(CONQUEST, roll="11"), PASS, "passing is only allowed when no roll allows an action"),

@@ -372,12 +372,12 @@ class Tritoc(Game[TritocState]):
             return "pass"
         if not 0 <= action < 81:
             return f"out-of-range action {action}"
-        roll = state.roll
+        roll, hole = state.roll, self.action_name(state, action)
         if roll == 12:
-            return f"remove the {COLOR_NAMES[1 - state.to_move]} stone at {hole_name(action)}"
+            return f"remove the {COLOR_NAMES[1 - state.to_move]} stone at {hole}"
         if roll == 2:
-            return f"remove the {COLOR_NAMES[state.to_move]} stone at {hole_name(action)}"
-        return (f"place a {COLOR_NAMES[state.to_move]} stone at {hole_name(action)} "
+            return f"remove the {COLOR_NAMES[state.to_move]} stone at {hole}"
+        return (f"place a {COLOR_NAMES[state.to_move]} stone at {hole} "
                 f"(number {state.layout.numbers[action]})")
 
     def action_name(self, state: TritocState, action: int) -> str:
