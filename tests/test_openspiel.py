@@ -252,6 +252,44 @@ def test_serialization_round_trips(text: str, plies: int) -> None:
         assert again.legal_actions() == state.legal_actions()
 
 
+@pytest.mark.parametrize("name, options", CASES, ids=IDS)
+def test_string_to_action_reads_action_to_string_back(name: str, options: dict) -> None:
+    """Every legal move of random positions, and some chance outcomes, by name and back; a
+    player's move read loosely as the core's parse_action reads it, as the core names it."""
+    game = openspiel.load(name, **options)
+    rng = np.random.default_rng(5)
+    for _ in range(2):
+        state = game.new_initial_state()
+        plies = 0
+        while not state.is_terminal() and plies < 12:
+            if state.is_chance_node():
+                outcomes = [o for o, _ in state.chance_outcomes()]
+                for outcome in outcomes[:3]:
+                    text = state.action_to_string(pyspiel.PlayerId.CHANCE, outcome)
+                    assert state.string_to_action(text) == outcome
+                state.apply_action(outcomes[int(rng.integers(len(outcomes)))])
+                continue
+            player = state.current_player()
+            legal = state.legal_actions()
+            for action in legal:
+                text = state.action_to_string(player, action)
+                assert text == game.core.action_name(state.game_state, action)
+                assert state.string_to_action(text) == action
+                assert state.string_to_action(player, f" {text.upper()} ") == action
+            state.apply_action(legal[int(rng.integers(len(legal)))])
+            plies += 1
+
+
+def test_string_to_action_refuses_with_the_cores_reason() -> None:
+    state = pyspiel.load_game("tris_envs_tant_fant").new_initial_state()
+    with pytest.raises(pyspiel.SpielError, match="a1-a3 is illegal: a1 and a3 are not adjacent"):
+        state.string_to_action("a1-a3")
+    with pytest.raises(pyspiel.SpielError, match="legal moves: a1-a2; a1-b2"):
+        state.string_to_action("castle")
+    with pytest.raises(pyspiel.SpielError, match="no chance outcome is named 'roll 13'"):
+        pyspiel.load_game("tris_envs_tritoc").new_initial_state().string_to_action("roll 13")
+
+
 def test_state_from_a_position_string() -> None:
     game = pyspiel.load_game("tris_envs_tant_fant")
     state = game.state_from_position("BBB/.W./W.W b")

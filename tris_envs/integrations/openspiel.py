@@ -19,9 +19,11 @@ What OpenSpiel sees (docs/openspiel.md):
   node, so their distribution is exactly the core's (its redraws included); Tritoc's dice
   are the core's chance nodes with the core's probabilities;
 - the same action numbers as the environments, ``action_to_string`` the names people type
-  (``b1-b2``), ``__str__`` the ``ansi`` drawing, observation tensors with the environments'
-  planes in their ``(H, W, C)`` layout (float32), ``max_game_length`` = ``max_moves``: a
-  game still going after ``max_moves`` plies ends as a draw, as the environments truncate;
+  (``b1-b2``: the rules core's ``action_name``) and ``string_to_action`` reading them back
+  as the core's ``parse_action`` does, ``__str__`` the ``ansi`` drawing, observation
+  tensors with the environments' planes in their ``(H, W, C)`` layout (float32),
+  ``max_game_length`` = ``max_moves``: a game still going after ``max_moves`` plies ends as
+  a draw, as the environments truncate;
 - ``serialize_game_and_state`` through the position strings: a state pickles as the
   position string of its start and the actions since (the setup's draws before the start).
 
@@ -334,6 +336,37 @@ class TrisEnvsState(pyspiel.State):
             roll = game.to_notation(game.apply(position.state, action)).split()[2]
             return "roll: no playable sum, pass" if roll == "p" else f"roll {roll}"
         return game.action_name(position.state, action)
+
+    def string_to_action(self, *args: Any) -> int:
+        """The legal action a name gives: ``string_to_action(text)`` for the player to move
+        (or the chance outcome), ``string_to_action(player, text)`` as in OpenSpiel.
+
+        A player's move is read as the rules core's
+        :meth:`~tris_envs.core.game.Game.parse_action` reads it, in the notation
+        :meth:`action_to_string` writes (case, spaces and a remark in parentheses do not
+        matter); a chance outcome by its exact name (``roll 7``). This Python method shadows
+        OpenSpiel's; OpenSpiel's C++ code, which cannot see it, matches the exact names.
+
+        Raises:
+            pyspiel.SpielError: no legal action has that name; the message says why and,
+                for a player's move, lists the legal moves.
+            TypeError: not one or two arguments.
+        """
+        if len(args) not in (1, 2):
+            raise TypeError(f"string_to_action takes (text) or (player, text), got {len(args)} "
+                            "arguments")
+        text = args[-1]
+        player = int(args[0]) if len(args) == 2 else self.current_player()
+        position = self._position
+        if player == pyspiel.PlayerId.CHANCE or position.player == pyspiel.PlayerId.CHANCE:
+            for outcome, _ in self.chance_outcomes():
+                if self._action_to_string(player, outcome) == text:
+                    return int(outcome)
+            raise pyspiel.SpielError(f"no chance outcome is named {brief(text)}")
+        try:
+            return position.rules.game.parse_action(position.state, text)
+        except ValueError as error:
+            raise pyspiel.SpielError(str(error)) from None
 
     def is_terminal(self) -> bool:
         return self._position.player == pyspiel.PlayerId.TERMINAL
