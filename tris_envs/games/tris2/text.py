@@ -18,7 +18,7 @@ def rules_prompt(game: Tris2) -> str:
                  "(player_0's), player_1 rolls first; then they alternate.")
     else:
         setup = ("Start: the dice fill a 3x3 block in random orientations, with no line of "
-                 "three; player_0 rolls first, then the players alternate.")
+                 "three; player_0 rolls first, then player_1, and so on.")
     legal = ["the target cell is empty",
              "afterwards all nine dice form one group, each touching another at a side or a "
              "corner",
