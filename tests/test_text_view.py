@@ -177,9 +177,13 @@ def test_no_move_is_due_at_the_end_or_at_the_dice() -> None:
     tris1 = make_game("tris1")
     with pytest.raises(ReplyError, match="the game is over"):
         parse_reply(tris1, tris1.from_notation("XXX/OO./..."), '{"move": "2,2"}')
+    assert position_prompt(tris1, tris1.from_notation("XXX/OO./...")).endswith(
+        "X wins with the line 0,0 0,1 0,2\n\nThe game is over.")
     tritoc = make_game("tritoc")
+    start = tritoc.initial_state(np.random.default_rng(0))
     with pytest.raises(ReplyError, match="the dice are to be rolled"):
-        parse_reply(tritoc, tritoc.initial_state(np.random.default_rng(0)), '{"move": "pass"}')
+        parse_reply(tritoc, start, '{"move": "pass"}')
+    assert position_prompt(tritoc, start).endswith("no player moves now.")
 
 
 # ----- the prompts --------------------------------------------------------------------------

@@ -52,19 +52,19 @@ def position_prompt(game: Game, state: Any) -> str:
         lines.append("The dice are to be rolled; no player moves now.")
     else:
         names = [game.action_name(state, action) for action in game.legal_actions(state)]
-        lines += [f"You are {seat(game, player)} and it is your turn.",
+        lines += [f"You are {_seat(game, player)} and it is your turn.",
                   f"Legal moves ({len(names)}): {'; '.join(names)}",
-                  answer_format(names)]
+                  _answer_format(names)]
     return "\n".join(lines)
 
 
-def seat(game: Game, player: int) -> str:
+def _seat(game: Game, player: int) -> str:
     """``player_1 (Black)``: the seat and the game's name for it."""
     name = game.SEAT_NAMES[player]
     return f"player_{player}" if name == f"player_{player}" else f"player_{player} ({name})"
 
 
-def answer_format(names: list[str]) -> str:
+def _answer_format(names: list[str]) -> str:
     """How to answer, with the first legal move as the example."""
     example = json.dumps({"move": names[0] if names else "<move>"})
     return ("Answer with one JSON object naming one legal move as listed, e.g. "
@@ -127,7 +127,7 @@ def _named(game: Game, state: Any, move: str, names: list[str]) -> int:
 
 def _refusal(reason: str, names: list[str]) -> ReplyError:
     return ReplyError(f"{reason}. Legal moves: {'; '.join(names)}. "
-                      + answer_format(names))
+                      + _answer_format(names))
 
 
 def _move_objects(reply: str) -> tuple[list[dict[str, Any]], list[str], list[str]]:
