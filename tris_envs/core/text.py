@@ -1,4 +1,4 @@
-"""Every game as text, for language-model players (docs/games.md, "Text view").
+"""Every game as text, for language-model players (docs/games/index.md, "Text view").
 
 :func:`rules_prompt` gives a game's rules as a short English prompt with its options in
 force (each game writes its own: :meth:`Game.rules_prompt`); :func:`position_prompt` gives a
