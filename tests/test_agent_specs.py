@@ -24,11 +24,14 @@ from checks import odd_file_names
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 EXAMPLES = {"<simulations>": "300", "<plies>": "3", "<seconds>": "0.5",
-            "<path>": "runs/net.npz", "<setting>=<value>": "exploration=0.6"}
+            "<path>": "runs/net.npz", "<setting>=<value>": "exploration=0.6",
+            "<model>": "llama3.2:1b"}
 
 
 def example(form: str) -> str:
     """A spec text of ``form``: its placeholders filled in."""
+    if form.startswith("llm:"):
+        form = form.replace("<setting>=<value>", "retries=3")
     for placeholder, value in EXAMPLES.items():
         form = form.replace(placeholder, value)
     return form
@@ -106,7 +109,11 @@ def test_a_specs_search_settings_reach_the_search_over_the_networks() -> None:
                                                   "settings": (("batch", 1),)},
     {"family": "az", "simulations": 5, "settings": (("batch", True),)},
     {"family": "az", "simulations": 5, "settings": (("batch", 1.5),)},
-    {"family": "az", "simulations": 5, "settings": [("batch", 1)]}])
+    {"family": "az", "simulations": 5, "settings": [("batch", 1)]},
+    {"family": "llm"}, {"family": "llm", "model": "two words"}, {"family": "mcts", "model": "x"},
+    {"family": "llm", "model": "x", "settings": (("retries", 11),)},
+    {"family": "llm", "model": "x", "settings": (("batch", 1),)},
+    {"family": "llm", "model": "x", "server": "http://127.0.0.1:9/v1"}])
 def test_a_spec_made_in_python_is_checked_as_the_text_is(fields: dict) -> None:
     with pytest.raises(ValueError) as error:
         AgentSpec(**fields)
@@ -114,6 +121,7 @@ def test_a_spec_made_in_python_is_checked_as_the_text_is(fields: dict) -> None:
 
 
 def test_make_agent_builds_from_the_fields_without_parsing(monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")    # llm: asks nothing yet
     texts = [example(form) for form in AGENT_SPECS
              if "<path>" not in form and form.split(":", 1)[0] not in PLUGIN_FAMILIES | {"ppo"}]
     specs = [AgentSpec.parse(text) for text in texts]

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from tris_envs.agents import AgentSpec, MCTSAgent, make_agent
+from tris_envs.agents.protocol import Forfeit
 from tris_envs.agents.solver_agent import move_result, result_text, solution_for
 from tris_envs.core.game import TERMINAL, Game, resolve_chance, seeded_generator
 from tris_envs.games import GAMES
@@ -177,7 +178,11 @@ def play_session(game: Game, opponent: AgentSpec | str, human_seat: int, seed: i
                 write("You left the game.")
                 return 0
         else:
-            action = agent.act(game, state)
+            try:
+                action = agent.act(game, state)
+            except Forfeit as forfeit:               # an llm agent that named no legal move
+                write(f"{forfeit}. You win!")
+                return 1
         after = game.apply(state, action)
         if player != human_seat:
             write(f"{names[player]} plays {game.played_name(state, action, after)}")

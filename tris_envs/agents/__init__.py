@@ -7,6 +7,7 @@ them when a policy is first used.
 from tris_envs.agents.alphabeta import AlphaBetaAgent
 from tris_envs.agents.az import AZAgent
 from tris_envs.agents.factory import AGENT_SPECS, make_agent
+from tris_envs.agents.llm import LLMAgent, LLMServer, LLMSettings
 from tris_envs.agents.mcts import MCTSAgent, MCTSNode
 from tris_envs.agents.ppo import PolicyOpponent, PPOAgent
 from tris_envs.agents.protocol import Agent
@@ -16,5 +17,5 @@ from tris_envs.agents.solver_agent import SolverAgent
 from tris_envs.agents.spec import AgentSpec
 
 __all__ = ["AGENT_SPECS", "AZAgent", "Agent", "AgentSpec", "AlphaBetaAgent", "GreedyAgent",
-           "MCTSAgent", "MCTSNode", "PPOAgent", "PolicyOpponent", "RandomAgent",
-           "SearchSettings", "SolverAgent", "make_agent"]
+           "LLMAgent", "LLMServer", "LLMSettings", "MCTSAgent", "MCTSNode", "PPOAgent",
+           "PolicyOpponent", "RandomAgent", "SearchSettings", "SolverAgent", "make_agent"]

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from importlib import import_module
+from typing import Any, cast
 
 import numpy as np
 
 from tris_envs.agents.alphabeta import AlphaBetaAgent
 from tris_envs.agents.az import AZAgent
+from tris_envs.agents.llm import LLMAgent, LLMServer, LLMSettings
 from tris_envs.agents.mcts import MCTSAgent
 from tris_envs.agents.ppo import PPOAgent
 from tris_envs.agents.protocol import Agent
@@ -47,6 +49,11 @@ def make_agent(spec: AgentSpec | str, rng: np.random.Generator | None = None) ->
         ImportError: a ``ppo`` spec without the train extra installed.
         FileNotFoundError: a ``ppo:`` spec naming no file (``"ppo"`` raises it at the first
             move of a game no policy is shipped for).
+
+    An ``llm`` spec without a server (:attr:`AgentSpec.server`) asks the one
+    ``OPENAI_BASE_URL`` names, with the key of ``OPENAI_API_KEY``
+    (:meth:`~tris_envs.agents.llm.LLMServer.from_environment`: ``ValueError`` where none is
+    set); making the agent sends no request.
     """
     if not isinstance(spec, AgentSpec):
         spec = AgentSpec.parse(spec)
@@ -58,6 +65,11 @@ def make_agent(spec: AgentSpec | str, rng: np.random.Generator | None = None) ->
         return make(count, rng=rng)
     if family == "az":
         return AZAgent(spec.path, spec.simulations, rng=rng, settings=dict(spec.settings))
+    if family == "llm":
+        server = spec.server if spec.server is not None else LLMServer.from_environment()
+        settings: dict[str, Any] = dict(spec.settings)
+        return LLMAgent(cast(str, spec.model), server, LLMSettings(**settings), rng=rng,
+                        name=str(spec))
     if family == "ppo":
         return PPOAgent(spec.path, rng=rng, trust_pickle=spec.trust_pickle)
     if family == "mcts":

@@ -10,11 +10,20 @@ docs' list (``docs/agents.md``) to it.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tris_envs.agents.alphabeta import MAX_PLIES
+from tris_envs.agents.llm import (
+    LLM_SETTINGS,
+    LLMServer,
+    check_llm_setting,
+    llm_setting_text,
+    read_llm_setting,
+)
 from tris_envs.agents.search_settings import (
     SPEC_SETTINGS,
     check_setting,
@@ -42,6 +51,7 @@ class SpecForm:
         return ", ".join(form.replace("<simulations>", "N").replace("<plies>", "N")
                          .replace("<setting>=<value>", "SETTING=V")
                          .replace("<seconds>s", "Ss").replace("<path>", "PATH")
+                         .replace("<model>", "MODEL")
                          for form in self.forms)
 
 
@@ -69,6 +79,10 @@ SPEC_TABLE = (
     SpecForm(("az:<simulations>:<setting>=<value>", "az:<path>:<simulations>:<setting>=<value>"),
              "N simulations and one or more search settings over the network's "
              f"({', '.join(SPEC_SETTINGS)}): az:1600:exploration=0.6:batch=1"),
+    SpecForm(("llm:<model>", "llm:<model>:<setting>=<value>"),
+             "a language model over an OpenAI-compatible chat-completions server (the URL "
+             "from --llm-url or OPENAI_BASE_URL, the key from --llm-key or OPENAI_API_KEY), "
+             f"with settings ({', '.join(LLM_SETTINGS)}): llm:llama3.2:1b:retries=0"),
     SpecForm(("openspiel-mcts:<simulations>",),
              "OpenSpiel's Python MCTSBot, N simulations (openspiel extra)"),
     SpecForm(("openspiel-minimax:<plies>",), "OpenSpiel's alpha-beta / expectiminimax, N plies"),
@@ -129,7 +143,9 @@ class AgentSpec:
     ``AgentSpec.parse("mcts:300")`` reads the text; ``str(spec)`` writes it back
     (``AgentSpec.parse(str(spec)) == spec``). A budget field left ``None`` is the agent's
     default. Picklable, hashable, comparable: what a match sends to its workers.
-    ``trust_pickle`` is never in a text: a spec read from one trusts no pickle.
+    ``trust_pickle`` and ``server`` are never in a text: a spec read from one trusts no
+    pickle and names no server (an ``llm`` agent's server is the operator's:
+    :meth:`~tris_envs.agents.llm.LLMServer.from_environment`).
 
     Where a value is a file, not a spec's text (``tris-envs evaluate FILE``, a recipe's
     networks), the spec is made from its fields, ``AgentSpec("az", path=...)``: its
@@ -145,14 +161,20 @@ class AgentSpec:
         plies: A search depth (``alphabeta``, at most ``MAX_PLIES``; ``openspiel-minimax``).
         decisive: MCTS's decisive-move check (``mcts`` with a budget).
         path: The file played (``ppo``, ``az``; ``None``: the shipped one), any path.
-        settings: ``az``'s search settings over its network's, ``(name, value)`` pairs in the
-            order written (names of
-            :data:`~tris_envs.agents.search_settings.SPEC_SETTINGS`, each once; needs
-            ``simulations``).
+        settings: ``(name, value)`` pairs in the order written, each name once: ``az``'s
+            search settings over its network's (names of
+            :data:`~tris_envs.agents.search_settings.SPEC_SETTINGS`; needs
+            ``simulations``), or an ``llm`` agent's (names of
+            :data:`~tris_envs.agents.llm.LLM_SETTINGS`).
         trust_pickle: A ``ppo`` spec's agent also loads a pickled Stable-Baselines3 file
             (unpickling runs code from it): what ``--trust-pickle`` sets
             (:func:`~tris_envs.agents.ppo.trusted_specs`), carried to the match's workers
             with the spec.
+        model: The language model's name on its server (``llm``; may hold ``:``, as
+            Ollama's ``llama3.2:1b`` does).
+        server: The server an ``llm`` agent asks (``None``: the one ``OPENAI_BASE_URL``
+            names when the agent is made); set by the command that reads ``--llm-url``
+            (:func:`served_specs`), never by a spec's text.
 
     Raises:
         ValueError: a field the family does not take, or a value out of range.
@@ -164,15 +186,17 @@ class AgentSpec:
     plies: int | None = None
     decisive: bool = False
     path: str | None = None
-    settings: tuple[tuple[str, bool | int | float], ...] = ()
+    settings: tuple[tuple[str, bool | int | float | str], ...] = ()
     trust_pickle: bool = False
+    model: str | None = None
+    server: LLMServer | None = None
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:
             raise ValueError(f"unknown agent family {brief(self.family)}; families: "
                              f"{', '.join(FAMILIES)}")
         takes = _TAKES[self.family]
-        for name in ("simulations", "seconds", "plies", "path"):
+        for name in ("simulations", "seconds", "plies", "path", "model"):
             if getattr(self, name) is not None and name not in takes:
                 raise ValueError(f"agent spec {self.family}: takes no {name}")
         if not isinstance(self.decisive, bool) or (self.decisive and "decisive" not in takes):
@@ -202,28 +226,49 @@ class AgentSpec:
             if not isinstance(self.path, str) or not self.path:
                 raise ValueError(f"agent spec {self.family}: path={brief(self.path)} must be "
                                  "a non-empty string")
+        if self.family == "llm":
+            self._check_model()
         if self.settings:
             self._check_settings()
         if not isinstance(self.trust_pickle, bool) or (self.trust_pickle
                                                        and self.family != "ppo"):
             raise ValueError(f"agent spec {self.family}: trust_pickle={brief(self.trust_pickle)} "
                              "must be False here (True only for a ppo spec)")
+        if self.server is not None and (self.family != "llm"
+                                        or not isinstance(self.server, LLMServer)):
+            raise ValueError(f"agent spec {self.family}: server must be None here (an "
+                             "LLMServer only for an llm spec)")
+
+    def _check_model(self) -> None:
+        """An ``llm`` spec's model: a name its text writes back (no space, no trailing
+        ``:<name>=<value>`` that would read as a setting)."""
+        model = self.model
+        if not isinstance(model, str) or not model or not model.isprintable() \
+                or any(ch.isspace() for ch in model) or len(model) > 256:
+            raise ValueError(f"agent spec llm: the model {brief(model)} must be its name on "
+                             "the server (printable, no spaces, at most 256 characters)")
+        if _setting_part(model.rpartition(":")[2]):
+            raise ValueError(f"agent spec llm: the model {brief(model)} ends in what reads as "
+                             "a setting (:<name>=<value>)")
 
     def _check_settings(self) -> None:
-        """``settings``' pairs: ``az`` with a budget, known names once, values in range."""
-        if self.family != "az" or self.simulations is None:
-            raise ValueError(f"agent spec {self.family}: search settings are an az spec's, "
-                             "after its budget (az:<simulations>:<setting>=<value>)")
+        """``settings``' pairs: ``az`` with a budget or ``llm``, known names once, values in
+        range."""
+        if self.family not in ("az", "llm") or (self.family == "az"
+                                                 and self.simulations is None):
+            raise ValueError(f"agent spec {self.family}: settings are an llm spec's, or an az "
+                             "spec's after its budget (az:<simulations>:<setting>=<value>)")
         if not isinstance(self.settings, tuple) or not all(
                 isinstance(pair, tuple) and len(pair) == 2 for pair in self.settings):
-            raise ValueError(f"agent spec az: settings={brief(self.settings)} must be a tuple of "
-                             "(name, value) pairs")
+            raise ValueError(f"agent spec {self.family}: settings={brief(self.settings)} must "
+                             "be a tuple of (name, value) pairs")
         names = [name for name, _ in self.settings]
+        check = check_setting if self.family == "az" else check_llm_setting
         for name, value in self.settings:
             if names.count(name) > 1:
-                raise ValueError(f"agent spec az: the search setting {brief(name)} is set "
+                raise ValueError(f"agent spec {self.family}: the setting {brief(name)} is set "
                                  "twice")
-            check_setting(name, value)
+            check(name, value)
 
     @classmethod
     def parse(cls, text: str) -> AgentSpec:
@@ -256,6 +301,10 @@ class AgentSpec:
                 raise ValueError(f"agent spec {brief(text)}: search settings follow a budget "
                                  "(az:<simulations>:<setting>=<value>)")
             return cls("az", simulations=simulations, path=path, settings=settings)
+        elif family == "llm":
+            model, told = _llm_settings(rest)
+            if model:
+                return cls("llm", model=model, settings=told)
         elif family in PLUGIN_FAMILIES:
             count = _count(rest)
             if count is not None and family == "openspiel-mcts":
@@ -266,6 +315,8 @@ class AgentSpec:
 
     def __str__(self) -> str:
         parts = [self.family]
+        if self.model is not None:
+            parts.append(self.model)
         if self.path is not None:
             parts.append(self.path)
         for count in (self.simulations, self.plies):
@@ -275,7 +326,8 @@ class AgentSpec:
             parts.append(_seconds_text(self.seconds) + "s")
         if self.decisive:
             parts.append("decisive")
-        parts.extend(f"{name}={setting_text(value)}" for name, value in self.settings)
+        text = llm_setting_text if self.family == "llm" else setting_text
+        parts.extend(f"{name}={text(value)}" for name, value in self.settings)
         return ":".join(parts)
 
     @property
@@ -284,12 +336,20 @@ class AgentSpec:
         return self.path
 
 
+def served_specs(specs: Iterable[AgentSpec], server: LLMServer) -> list[AgentSpec]:
+    """``specs`` with each ``llm`` spec's agent asking ``server`` (:attr:`AgentSpec.server`:
+    what ``--llm-url`` and ``--llm-key`` name); the others as they are."""
+    return [dataclasses.replace(spec, server=server) if spec.family == "llm" else spec
+            for spec in specs]
+
+
 _TAKES: dict[str, frozenset[str]] = {
     "random": frozenset(), "greedy": frozenset(), "solver": frozenset(),
     "mcts": frozenset({"simulations", "seconds", "decisive"}),
     "alphabeta": frozenset({"plies", "seconds"}),
     "ppo": frozenset({"path"}), "az": frozenset({"simulations", "path"}),
     "openspiel-mcts": frozenset({"simulations"}), "openspiel-minimax": frozenset({"plies"}),
+    "llm": frozenset({"model"}),
 }
 """The fields each family takes."""
 
@@ -316,6 +376,29 @@ def _az_settings(spec: str) -> tuple[str, tuple[tuple[str, bool | int | float], 
             and "=" in parts[-1]:
         name, _, text = parts.pop().partition("=")
         settings.insert(0, (name, read_setting(name, text)))
+    return ":".join(parts), tuple(settings)
+
+
+def _setting_part(part: str) -> bool:
+    """Whether a spec's part reads as a setting: ``<name>=<value>``, the name a word."""
+    name, equals, _ = part.partition("=")
+    return bool(equals) and name.isidentifier()
+
+
+def _llm_settings(rest: str) -> tuple[str, tuple[tuple[str, int | float | str], ...]]:
+    """An ``llm`` spec's model (the text after ``llm:``, less its trailing settings) and
+    those settings read: each trailing ``:<name>=<value>`` part is one; the model may hold
+    ``:`` (``llama3.2:1b``).
+
+    Raises:
+        ValueError: a trailing part naming no setting of an llm agent, or a bad value (one
+            line).
+    """
+    parts = rest.split(":")
+    settings: list[tuple[str, int | float | str]] = []
+    while len(parts) > 1 and _setting_part(parts[-1]):
+        name, _, text = parts.pop().partition("=")
+        settings.insert(0, (name, read_llm_setting(name, text)))
     return ":".join(parts), tuple(settings)
 
 

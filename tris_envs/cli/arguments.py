@@ -1,5 +1,5 @@
 """What several subcommands declare alike: argument types, help texts, ``--trust-pickle``,
-the journal's flags and the extras a command needs."""
+``--llm-url`` and ``--llm-key``, the journal's flags and the extras a command needs."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tris_envs.agents.llm import KEY_VARIABLE, URL_VARIABLE, LLMServer
 from tris_envs.agents.ppo import BOARD_NETWORK
-from tris_envs.agents.spec import AGENT_HELP, PLUGIN_FAMILIES, AgentSpec
+from tris_envs.agents.spec import AGENT_HELP, PLUGIN_FAMILIES, AgentSpec, served_specs
 from tris_envs.core.errors import brief
 from tris_envs.extras import require
 from tris_envs.games import GAMES as REGISTRY
@@ -23,10 +24,12 @@ OPTION_HELP = "game option name=value (repeatable), e.g. --option stalemate=loss
 RAY_HELP = ("play the games on a Ray cluster: the one at ADDRESS (e.g. auto, 10.0.0.5:6379), "
             "without ADDRESS the one Ray finds or a new local one (needs "
             "tris_envs[distributed]; docs/distributed.md)")
-METRICS_HELP = ("also each agent's blunder and missed-win rates, and its value-keeping moves "
-                "where a solver exists, over all its games (games without dice); then its "
-                "results by seat with the move each decided game ended on, and by the "
-                "solved value of each start where a solver exists")
+METRICS_HELP = ("also each agent's blunder and missed-win rates (games without dice) and its "
+                "value-keeping moves where a solver exists, over all its games; for an llm "
+                "agent its illegal replies, failed requests, retries, forfeits, tokens and "
+                "seconds a move; then each agent's results by seat with the move each "
+                "decided game ended on, and by the solved value of each start where a "
+                "solver exists")
 QUIET_HELP = "no progress bar (it shows only when standard error is a terminal)"
 PROCESSES_HELP = ("worker processes (default 1); capped at the number of games and of CPUs, "
                   "with a note when capped")
@@ -122,6 +125,31 @@ def add_trust_pickle_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trust-pickle", action="store_true", help=TRUST_PICKLE_HELP)
 
 
+def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--llm-url`` and ``--llm-key`` on ``parser`` (``eval``, ``tournament``, ``play``):
+    the server the ``llm`` agents ask (:func:`served`)."""
+    parser.add_argument("--llm-url", metavar="URL",
+                        help="the OpenAI-compatible server the llm agents ask, up to "
+                             "/chat/completions (Ollama: http://127.0.0.1:11434/v1; "
+                             f"default: {URL_VARIABLE})")
+    parser.add_argument("--llm-key", metavar="KEY",
+                        help=f"the server's API key (default: {KEY_VARIABLE}, which keeps it "
+                             "out of the process list); sent as Authorization: Bearer, "
+                             "never written to a file")
+
+
+def served(args: argparse.Namespace, specs: list[AgentSpec]) -> list[AgentSpec]:
+    """``specs`` with their ``llm`` agents asking the server of ``--llm-url`` and
+    ``--llm-key`` (else of ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY``).
+
+    Raises:
+        ValueError: an ``llm`` spec and no URL, or a bad one (one line naming the flag).
+    """
+    if not any(spec.family == "llm" for spec in specs):
+        return specs
+    return served_specs(specs, LLMServer.from_environment(args.llm_url, args.llm_key))
+
+
 def add_journal_arguments(parser: argparse.ArgumentParser) -> None:
     """``--records``, ``--resume`` and ``--force`` of ``eval`` and ``tournament``."""
     parser.add_argument("--records", metavar="FILE",
@@ -145,10 +173,11 @@ def add_match_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_match_tail(parser: argparse.ArgumentParser) -> None:
-    """``--option``, ``--metrics``, ``--quiet``, the journal's flags and ``--trust-pickle``
-    of ``eval`` and ``tournament``."""
+    """``--option``, ``--metrics``, ``--quiet``, the journal's flags, ``--trust-pickle``,
+    ``--llm-url`` and ``--llm-key`` of ``eval`` and ``tournament``."""
     parser.add_argument("--option", action="append", help=OPTION_HELP)
     parser.add_argument("--metrics", action="store_true", help=METRICS_HELP)
     parser.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     add_journal_arguments(parser)
     add_trust_pickle_argument(parser)
+    add_llm_arguments(parser)

@@ -13,8 +13,9 @@ from tris_envs.cli.arguments import (
     add_match_arguments,
     add_match_tail,
     agent_spec,
+    served,
 )
-from tris_envs.cli.matches import game_for_metrics, journal, print_metrics
+from tris_envs.cli.matches import journal, match_game, print_metrics
 from tris_envs.evaluation import play_match
 from tris_envs.progress import Progress
 
@@ -35,7 +36,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> None:
     if args.trust_pickle:
         args.agents = trusted_specs(args.agents)
-    game = game_for_metrics(args)
+    args.agents = served(args, args.agents)
+    game = match_game(args)
     with journal(args, args.games) as records, Progress(
             f"eval {args.game}", args.games, quiet=args.quiet) as progress:
         first, second = args.agents

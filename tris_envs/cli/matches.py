@@ -15,27 +15,31 @@ from tris_envs.core.game import Game
 from tris_envs.core.options import parse_options
 from tris_envs.evaluation import pool_size
 from tris_envs.evaluation.journal import JournalWriteError
-from tris_envs.evaluation.metrics import move_qualities, outcomes
+from tris_envs.evaluation.metrics import llm_usages, move_qualities, outcomes
 from tris_envs.evaluation.records import GameRecord
 from tris_envs.games import make_game
 from tris_envs.machine import usable_cpus
 
 
-def game_for_metrics(args: argparse.Namespace) -> Game:
-    """The game of an ``eval`` / ``tournament`` run; ``--metrics`` refuses games with dice."""
-    game = make_game(args.game, **parse_options(args.option))
-    if args.metrics and not game.info.deterministic:
-        raise ValueError(f"--metrics: {args.game} has dice; blunders and missed wins are "
-                         "defined for games without dice")
-    return game
+def match_game(args: argparse.Namespace) -> Game:
+    """The game of an ``eval`` / ``tournament`` run, with its ``--option`` values."""
+    return make_game(args.game, **parse_options(args.option))
 
 
 def print_metrics(game: Game, names: Sequence[str], records: Sequence[GameRecord]) -> None:
     """One line per agent: :func:`~tris_envs.evaluation.metrics.move_quality` over
-    ``records`` (each agent judged on the games it played); then each agent's
+    ``records`` (each agent judged on the games it played; in a game without dice, else a
+    line saying why not); one per agent that asked a language model for its moves
+    (:func:`~tris_envs.evaluation.metrics.llm_usages`); then each agent's
     :func:`~tris_envs.evaluation.metrics.outcomes`."""
-    for name, quality in move_qualities(game, records, names).items():
-        print(f"{name}: {quality}")
+    if game.info.deterministic:
+        for name, quality in move_qualities(game, records, names).items():
+            print(f"{name}: {quality}")
+    else:
+        print(f"move quality: {game.info.name} has dice; blunders and missed wins are defined "
+              "for games without dice")
+    for name, usage in llm_usages(records, names).items():
+        print(f"{name} requests: {usage}")
     for name in names:
         for line in outcomes(game, records, name).lines(name):
             print(line)

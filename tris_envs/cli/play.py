@@ -11,8 +11,10 @@ from tris_envs.cli.arguments import (
     GAMES,
     OPTION_HELP,
     WITH_AGENTS,
+    add_llm_arguments,
     add_trust_pickle_argument,
     agent_spec,
+    served,
 )
 from tris_envs.core.options import parse_options
 from tris_envs.games import make_game
@@ -34,12 +36,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                                                                  "the agent (default: random)")
     play.add_argument("--option", action="append", help=OPTION_HELP)
     add_trust_pickle_argument(play)
+    add_llm_arguments(play)
     return play
 
 
 def run(args: argparse.Namespace) -> None:
     if args.trust_pickle:
         args.opponent = trusted_specs([args.opponent])[0]
+    args.opponent = served(args, [args.opponent])[0]
     game = make_game(args.game, **parse_options(args.option))
     play_session(game, args.opponent, 0 if args.first else 1, args.seed,
                  warn=not args.no_warn)

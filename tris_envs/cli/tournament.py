@@ -15,8 +15,9 @@ from tris_envs.cli.arguments import (
     add_match_arguments,
     add_match_tail,
     agent_spec,
+    served,
 )
-from tris_envs.cli.matches import game_for_metrics, journal, print_metrics
+from tris_envs.cli.matches import journal, match_game, print_metrics
 from tris_envs.core.errors import brief
 from tris_envs.evaluation import round_robin
 from tris_envs.progress import Progress
@@ -40,7 +41,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> None:
     if args.trust_pickle:
         args.agents = trusted_specs(args.agents)
-    game = game_for_metrics(args)
+    args.agents = served(args, args.agents)
+    game = match_game(args)
     heatmap = heatmap_path(args.heatmap) if args.heatmap else None
     pairs = len(args.agents) * (len(args.agents) - 1) // 2
     with journal(args, args.games * pairs) as records, Progress(

@@ -7,7 +7,10 @@ the games per pair), so an interrupted match loses nothing; ``resume=True`` read
 and plays only the games it lacks. The result equals an uninterrupted run's. The header
 identifies an agent that plays a file (a PPO checkpoint, an AlphaZero network) by a hash of
 the file's content (:func:`identify`), so a resume with another file of the same name is
-refused; an existing journal is never overwritten unless ``overwrite=True``.
+refused; an existing journal is never overwritten unless ``overwrite=True``. Each game's
+record holds the requests of the agents that ask a language model for their moves (its
+``dialogues``) even where the match keeps no moves, so a resume asks no finished game's
+prompts again.
 
 A journal is locked while a match writes it (:func:`~tris_envs.durable.exclusive`: a second
 match on the same file is refused), rewritten only whole (:func:`~tris_envs.durable.replaced`:

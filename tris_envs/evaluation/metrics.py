@@ -15,6 +15,10 @@ Blunders and missed wins look one move ahead on the rules core, so they apply to
 deterministic game (Tris 1, Tris 2, Tant Fant, Doppia scelta); games with dice have no such
 one-move verdict and are refused. The one-move tests themselves (``wins_at_once``,
 ``can_win_at_once``, ``allows_win``) live in :mod:`tris_envs.core.game`.
+
+:func:`llm_usages` counts, from the records' dialogues, how an agent that asks a language
+model for its moves fared, in every game: illegal replies, failed requests, retries,
+forfeits, random moves, tokens and seconds a move.
 """
 
 from __future__ import annotations
@@ -62,6 +66,94 @@ def is_value_keeping(game: Game, state: Any, action: int) -> bool | None:
     except ValueError:
         return None
     return action in solution.optimal_actions(lookup)
+
+
+@dataclass
+class LLMUsage:
+    """What one agent's requests for its moves came to (the records' dialogues).
+
+    Attributes:
+        moves: Moves asked for (a forfeited one included).
+        requests: Requests made (first tries and retries).
+        replies: Of them, those that got a reply.
+        illegal: Of the replies, those that named no legal move.
+        failed: Requests without a usable reply (an HTTP error, a timeout, a malformed
+            response).
+        forfeits: Moves given up (the game lost).
+        random_moves: Moves replaced by a random legal move.
+        prompt_tokens: Tokens sent, as the server counted them.
+        completion_tokens: Tokens replied, likewise.
+        counted: Requests whose response counted tokens.
+        seconds: Wall time of all requests.
+        first_failure: Why the first failed request failed (``""``: none failed).
+    """
+
+    moves: int = 0
+    requests: int = 0
+    replies: int = 0
+    illegal: int = 0
+    failed: int = 0
+    forfeits: int = 0
+    random_moves: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    counted: int = 0
+    seconds: float = 0.0
+    first_failure: str = ""
+
+    @property
+    def retries(self) -> int:
+        """Requests after a move's first."""
+        return self.requests - self.moves
+
+    @property
+    def illegal_rate(self) -> float:
+        """``illegal / replies`` (0 without replies)."""
+        return self.illegal / self.replies if self.replies else 0.0
+
+    def __str__(self) -> str:
+        text = (f"{self.moves} moves asked in {self.requests} requests ({self.retries} "
+                f"retries); illegal replies {self.illegal_rate:.2%} ({self.illegal} of "
+                f"{self.replies})")
+        if self.failed:
+            text += f"; {self.failed} failed requests (the first: {self.first_failure})"
+        text += f"; {self.forfeits} forfeits, {self.random_moves} random moves"
+        if self.moves:
+            if self.counted:
+                tokens = (self.prompt_tokens + self.completion_tokens) / self.moves
+                text += (f"; {tokens:.0f} tokens a move ({self.prompt_tokens / self.moves:.0f} "
+                         f"sent, {self.completion_tokens / self.moves:.0f} replied)")
+            else:
+                text += "; tokens not counted by the server"
+            text += f"; {self.seconds / self.moves:.2f} s a move"
+        return text
+
+
+def llm_usages(records: Iterable[GameRecord], players: Iterable[str]) -> dict[str, LLMUsage]:
+    """:class:`LLMUsage` of each of ``players`` (names in ``record.players``) that made
+    requests in ``records``, in the order of ``players``."""
+    usages = {player: LLMUsage() for player in players}
+    for record in records:
+        for dialogue in record.dialogues:
+            usage = usages.get(record.players[dialogue.seat])
+            if usage is None:
+                continue
+            usage.moves += 1
+            usage.forfeits += dialogue.outcome == "forfeit"
+            usage.random_moves += dialogue.outcome == "random"
+            for exchange in dialogue.tries:
+                usage.requests += 1
+                usage.replies += exchange.reply is not None
+                usage.illegal += exchange.verdict == "illegal"
+                if exchange.verdict == "error":
+                    usage.failed += 1
+                    usage.first_failure = usage.first_failure or exchange.reason
+                if exchange.prompt_tokens is not None or exchange.completion_tokens is not None:
+                    usage.counted += 1
+                    usage.prompt_tokens += exchange.prompt_tokens or 0
+                    usage.completion_tokens += exchange.completion_tokens or 0
+                usage.seconds += exchange.seconds
+    return {player: usage for player, usage in usages.items() if usage.requests}
 
 
 @dataclass

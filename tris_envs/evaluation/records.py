@@ -8,8 +8,17 @@ A record is plain data and saves as JSON::
      "positions": ["..././...", ...],          # position string after each move
      "returns": [1.0, -1.0], "truncated": false}
 
+A game an agent gave up (:class:`~tris_envs.agents.protocol.Forfeit`) ends there, lost by
+that seat: ``"forfeit": 1`` and ``"returns": [1.0, -1.0]``. The requests of an agent that
+asks for its moves (a language model: :class:`~tris_envs.agents.protocol.Talking`) are kept
+per move in ``"dialogues"``: the seat, the move's index, every try (the messages sent, the
+reply, its verdict and reason, the tokens the server counted, the seconds) and the outcome.
+Both fields are written only where they hold something; a record without them (one written
+before they existed) reads as before.
+
 :func:`replay` starts from ``start`` (parsed with ``game.from_notation``, so random setups
-are covered), re-applies every move and checks each position string.
+are covered), re-applies every move and checks each position string, and a forfeit and the
+dialogues against the moves.
 """
 
 from __future__ import annotations
@@ -24,7 +33,15 @@ from typing import Any
 
 import numpy as np
 
-from tris_envs.agents.protocol import Agent
+from tris_envs.agents.protocol import (
+    OUTCOMES,
+    VERDICTS,
+    Agent,
+    Dialogue,
+    Exchange,
+    Forfeit,
+    Talking,
+)
 from tris_envs.core.errors import brief
 from tris_envs.core.game import CHANCE, TERMINAL, Game, sample_outcome
 from tris_envs.durable import write_text
@@ -44,6 +61,11 @@ class GameRecord:
         positions: Position string after each move.
         returns: Final result per seat (zeros for a truncated game).
         truncated: Whether the game stopped at its ply limit unfinished.
+        forfeit: The seat that gave the game up after its last move (``None``: none did);
+            its return is -1, the other's +1.
+        dialogues: The requests of the agents that ask for their moves (a language
+            model's prompts and replies), one :class:`~tris_envs.agents.protocol.Dialogue`
+            per move, kept even where the moves are not.
     """
 
     game: str
@@ -54,10 +76,16 @@ class GameRecord:
     positions: list[str] = field(default_factory=list)
     returns: tuple[float, float] = (0.0, 0.0)
     truncated: bool = False
+    forfeit: int | None = None
+    dialogues: list[Dialogue] = field(default_factory=list)
 
     def to_json(self) -> str:
-        """The record as a JSON string."""
-        return json.dumps(asdict(self))
+        """The record as a JSON string (``forfeit`` and ``dialogues`` only where set)."""
+        data = asdict(self)
+        for name, empty in (("forfeit", None), ("dialogues", [])):
+            if data[name] == empty:
+                del data[name]
+        return json.dumps(data)
 
     @classmethod
     def from_json(cls, text: str) -> GameRecord:
@@ -120,10 +148,88 @@ class GameRecord:
         if not isinstance(truncated, bool):
             raise ValueError(f"record field 'truncated' must be true or false, got "
                              f"{brief(truncated)}")
+        forfeit = data.get("forfeit")
+        if forfeit is not None:
+            if type(forfeit) is not int or forfeit not in (0, 1):
+                raise ValueError(f"record field 'forfeit' must be the seat 0 or 1 (or null), "
+                                 f"got {brief(forfeit)}")
+            lost = [-1, 1] if forfeit == 0 else [1, -1]
+            if truncated or list(returns) != lost:
+                raise ValueError(f"record says seat {forfeit} forfeited, so its returns must "
+                                 f"be {lost} and it cannot be truncated; got returns "
+                                 f"{brief(returns)}, truncated {truncated}")
+        dialogues = _dialogues(data.get("dialogues", []), forfeit)
         return cls(game=data["game"], options=options, players=list(players),
                    start=data["start"], moves=[(actor, action) for actor, action in moves],
                    positions=list(positions), returns=(float(returns[0]), float(returns[1])),
-                   truncated=truncated)
+                   truncated=truncated, forfeit=forfeit, dialogues=dialogues)
+
+
+def _dialogues(items: Any, forfeit: int | None) -> list[Dialogue]:
+    """A record's ``dialogues`` from their JSON data, every field checked; a ``"forfeit"``
+    outcome only as the last, by the seat that forfeited.
+
+    Raises:
+        ValueError: a field of the wrong shape, named with the dialogue's index.
+    """
+    if not isinstance(items, list):
+        raise ValueError(f"record field 'dialogues' must be a list, got {brief(items)}")
+    dialogues = []
+    for index, item in enumerate(items):
+        where = f"record dialogue {index}"
+        if not isinstance(item, dict) or set(item) != {"seat", "ply", "tries", "outcome"}:
+            raise ValueError(f"{where} must be an object of seat, ply, tries and outcome, "
+                             f"got {brief(item)}")
+        seat, ply, tries, outcome = (item[name] for name in ("seat", "ply", "tries",
+                                                              "outcome"))
+        if type(seat) is not int or seat not in (0, 1) or type(ply) is not int or ply < 0:
+            raise ValueError(f"{where}: seat must be 0 or 1 and ply an integer >= 0, got "
+                             f"{brief(seat)} and {brief(ply)}")
+        if outcome not in OUTCOMES:
+            raise ValueError(f"{where}: outcome must be one of {', '.join(OUTCOMES)}, got "
+                             f"{brief(outcome)}")
+        if outcome == "forfeit" and (seat != forfeit or index != len(items) - 1):
+            raise ValueError(f"{where}: a forfeit must be the last dialogue, by the seat the "
+                             "record says forfeited")
+        if not isinstance(tries, list) or not tries:
+            raise ValueError(f"{where}: tries must be a non-empty list, got {brief(tries)}")
+        dialogues.append(Dialogue(seat, ply, tuple(_exchange(one, f"{where}, try {number}")
+                                                   for number, one in enumerate(tries)),
+                                  outcome))
+    return dialogues
+
+
+_EXCHANGE_FIELDS = ("messages", "reply", "verdict", "reason", "prompt_tokens",
+                    "completion_tokens", "seconds")
+
+
+def _exchange(data: Any, where: str) -> Exchange:
+    """One try of a dialogue from its JSON data, every field checked."""
+    if not isinstance(data, dict) or set(data) != set(_EXCHANGE_FIELDS):
+        raise ValueError(f"{where} must be an object of {', '.join(_EXCHANGE_FIELDS)}, got "
+                         f"{brief(data)}")
+    messages = data["messages"]
+    if not isinstance(messages, list) or not all(
+            isinstance(m, dict) and set(m) == {"role", "content"}
+            and all(isinstance(v, str) for v in m.values()) for m in messages):
+        raise ValueError(f"{where}: messages must be a list of {{role, content}} texts, got "
+                         f"{brief(messages)}")
+    reply, verdict, reason = data["reply"], data["verdict"], data["reason"]
+    if not (reply is None or isinstance(reply, str)) or not isinstance(reason, str) \
+            or verdict not in VERDICTS:
+        raise ValueError(f"{where}: reply must be text or null, reason text and verdict one "
+                         f"of {', '.join(VERDICTS)}")
+    tokens = [data["prompt_tokens"], data["completion_tokens"]]
+    if not all(t is None or (type(t) is int and t >= 0) for t in tokens):
+        raise ValueError(f"{where}: token counts must be integers >= 0 or null, got "
+                         f"{brief(tokens)}")
+    seconds = data["seconds"]
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) \
+            or not 0 <= seconds < math.inf:
+        raise ValueError(f"{where}: seconds must be a finite number >= 0, got "
+                         f"{brief(seconds)}")
+    return Exchange(tuple(messages), reply, verdict, reason, tokens[0], tokens[1],
+                    float(seconds))
 
 
 def save_records(records: Sequence[GameRecord], path: str | Path) -> None:
@@ -159,8 +265,11 @@ def play_recorded(game: Game, agents: Sequence[Agent], rng: np.random.Generator,
 
     Chance outcomes are drawn from ``rng`` (one uniform per chance node, as the
     environments do). The game stops
-    unfinished after ``max_moves`` player plies (default: ``game.info.max_moves``).
-    With ``record=False`` the moves and positions are not kept (faster for matches).
+    unfinished after ``max_moves`` player plies (default: ``game.info.max_moves``), and
+    ends where an agent raises :class:`~tris_envs.agents.protocol.Forfeit`, lost by its seat.
+    With ``record=False`` the moves and positions are not kept (faster for matches); the
+    dialogues of the agents that ask for their moves
+    (:class:`~tris_envs.agents.protocol.Talking`) are kept either way.
     """
     limit = game.info.max_moves if max_moves is None else max_moves
     state = game.initial_state(rng)
@@ -168,7 +277,8 @@ def play_recorded(game: Game, agents: Sequence[Agent], rng: np.random.Generator,
                      list(names) if names is not None else [a.name for a in agents],
                      game.to_notation(state))
     moves, positions = rec.moves, rec.positions
-    plies = 0
+    talkers = [agent if isinstance(agent, Talking) else None for agent in agents]
+    plies = made = 0
     while True:
         actor = game.current_player(state)
         if actor == TERMINAL:
@@ -181,9 +291,20 @@ def play_recorded(game: Game, agents: Sequence[Agent], rng: np.random.Generator,
             rec.truncated = True
             break
         else:
-            action = int(agents[actor].act(game, state))
+            try:
+                action = int(agents[actor].act(game, state))
+            except Forfeit:
+                rec.forfeit = int(actor)
+                rec.returns = (-1.0, 1.0) if actor == 0 else (1.0, -1.0)
+            talker = talkers[actor]
+            dialogue = talker.take_dialogue(int(actor), made) if talker is not None else None
+            if dialogue is not None:
+                rec.dialogues.append(dialogue)
+            if rec.forfeit is not None:
+                break
             plies += 1
         state = game.apply(state, action)
+        made += 1
         if record:
             moves.append((int(actor), int(action)))
             positions.append(game.to_notation(state))
@@ -195,7 +316,9 @@ def replay(game: Game, record: GameRecord) -> Any:
 
     Raises:
         ValueError: the record is for another game or other options, an actor is not the
-            one to move, a move is illegal, or a position string differs from the record.
+            one to move, a move is illegal, a position string differs from the record, a
+            forfeit by a seat that was not to move, or a dialogue of a move its seat did
+            not make.
     """
     return deque(replay_steps(game, record), maxlen=1)[0][0]
 
@@ -205,7 +328,8 @@ def replay_steps(game: Game, record: GameRecord) -> Iterator[tuple[Any, int, int
     state, the actor and the action, every move checked as :func:`replay` does.
 
     Raises:
-        ValueError: as :func:`replay`.
+        ValueError: as :func:`replay` (a forfeit and the dialogues are checked once the
+            last move is).
     """
     if record.game != game.info.name:
         raise ValueError(f"record of {brief(record.game)} cannot be replayed on "
@@ -237,3 +361,24 @@ def replay_steps(game: Game, record: GameRecord) -> Iterator[tuple[Any, int, int
             raise ValueError(f"move {ply} ({actor}, {action}): position {got!r} differs from "
                              f"the recorded {brief(expected)}")
         yield state, actor, action
+    _check_ending(game, record, state)
+
+
+def _check_ending(game: Game, record: GameRecord, state: Any) -> None:
+    """A forfeit by the seat to move in the last position, and each dialogue at a move of
+    its seat (the forfeit's at the end); else ``ValueError``."""
+    end = len(record.moves)
+    if record.forfeit is not None and game.current_player(state) != record.forfeit:
+        mover = game.current_player(state)
+        to_act = ("nobody (the game is over)" if mover == TERMINAL else
+                  "chance" if mover == CHANCE else f"player {mover}")
+        raise ValueError(f"the record says seat {record.forfeit} forfeited after move "
+                         f"{end - 1}, but {to_act} is to act there")
+    for index, dialogue in enumerate(record.dialogues):
+        if dialogue.outcome == "forfeit":
+            fits = dialogue.ply == end
+        else:
+            fits = dialogue.ply < end and record.moves[dialogue.ply][0] == dialogue.seat
+        if not fits:
+            raise ValueError(f"dialogue {index} of the record is of seat {dialogue.seat}'s "
+                             f"move {dialogue.ply}, which the record does not hold")
