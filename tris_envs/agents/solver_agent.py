@@ -41,6 +41,17 @@ def solution_for(game: Game, state: Any) -> tuple[Solution, Any]:
     return solution, lookup
 
 
+def is_value_keeping(game: Game, state: Any, action: int) -> bool | None:
+    """Whether ``action`` in ``state`` keeps the solver's game value; ``None`` where the
+    solver does not judge the position (a game without one, Doppia scelta's coloring
+    phase)."""
+    try:
+        solution, lookup = solution_for(game, state)
+    except ValueError:
+        return None
+    return action in solution.optimal_actions(lookup)
+
+
 def move_result(game: Game, state: Any, action: int, player: int) -> tuple[int, int]:
     """``action``'s result in ``state`` under perfect play for ``player`` (+1, 0 or -1)
     and the plies to the end, the move included (-1: a draw, which has no end).

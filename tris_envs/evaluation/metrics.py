@@ -4,9 +4,9 @@
   had a move that does not allow that. A move that wins at once is never a blunder.
 * A **missed win**: the mover could win at once and played something else.
 * A **value-keeping move** (games with an exact solver): a move that keeps the solver's game
-  value of the position (:func:`is_value_keeping`), judged wherever the solver covers the
-  position (not in Doppia scelta's coloring phase); counted over all such moves and over the
-  positions with more than one legal move.
+  value of the position (:func:`~tris_envs.agents.solver_agent.is_value_keeping`), judged
+  wherever the solver covers the position (not in Doppia scelta's coloring phase); counted
+  over all such moves and over the positions with more than one legal move.
 
 :func:`outcomes` splits a player's results by seat, by the move that decided each game,
 and (games with an exact solver) by the solved value of each game's start.
@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tris_envs.agents.solver_agent import solution_for
+from tris_envs.agents.solver_agent import is_value_keeping, solution_for
 from tris_envs.core.game import Game, allows_win, can_win_at_once, wins_at_once
 from tris_envs.evaluation.records import GameRecord
 from tris_envs.games import GAMES
@@ -55,17 +55,6 @@ def is_missed_win(game: Game, state: Any, action: int) -> bool:
     """
     _check_deterministic(game)
     return not wins_at_once(game, state, action) and can_win_at_once(game, state)
-
-
-def is_value_keeping(game: Game, state: Any, action: int) -> bool | None:
-    """Whether ``action`` in ``state`` keeps the solver's game value; ``None`` where the
-    solver does not judge the position (a game without one, Doppia scelta's coloring
-    phase)."""
-    try:
-        solution, lookup = solution_for(game, state)
-    except ValueError:
-        return None
-    return action in solution.optimal_actions(lookup)
 
 
 @dataclass
