@@ -34,6 +34,12 @@ def test_custom_opponent():
     assert "random learner vs centre-first: mean return" in out
 
 
+def test_text_env():
+    out = run_example("text_env.py", "--episodes", "2")
+    assert out.count("Text-v0: mean return ") == 5 and "value kept in " in out
+    assert "refused (reward +0, 0 tries left): " in out and "Legal moves: " in out
+
+
 def test_trained_vs_mcts():
     pytest.importorskip("sb3_contrib")
     out = run_example("trained_vs_mcts.py", "--game", "tris1", "--mcts", "20", "--games", "4")

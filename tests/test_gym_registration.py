@@ -9,6 +9,9 @@ import sys
 
 import pytest
 
+from tris_envs.games import GAMES
+from tris_envs.registration import text_gymnasium_id
+
 
 def _run(code: str) -> list[str]:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -46,5 +49,6 @@ def test_import_tris_envs_alone_imports_no_gymnasium():
             "import pettingzoo, gymnasium\n"     # Gymnasium loaded through PettingZoo
             "print('tris_envs/TantFant-v0' in gymnasium.registry)\n"
             "import tris_envs.envs\n"
-            "print(len([i for i in gymnasium.registry if i.startswith('tris_envs/')]))")
-    assert _run(code) == ["[]", "True", "5"]
+            "print(sorted(i for i in gymnasium.registry if i.startswith('tris_envs/')))")
+    assert _run(code) == ["[]", "True", str(sorted(
+        ids for spec in GAMES.values() for ids in (spec.gymnasium_id, text_gymnasium_id(spec))))]

@@ -20,7 +20,7 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
-from tris_envs.games import GAMES
+from tris_envs.games import GAMES, GameSpec
 
 if TYPE_CHECKING:
     from importlib.abc import Loader
@@ -51,7 +51,10 @@ def register_gymnasium() -> None:
     :class:`~tris_envs.envs.single_agent.SingleAgentEnv`, and
     ``gymnasium.make_vec(id, num_envs, vectorization_mode="vector_entry_point", ...)`` to
     :class:`~tris_envs.envs.vector.SingleAgentVectorEnv` (the other vectorization modes
-    wrap single-agent environments). Calling it again does nothing.
+    wrap single-agent environments). Each game's text environment, whose observation is a
+    prompt and whose action a language model's reply, is :func:`text_gymnasium_id`
+    (``tris_envs/TantFantText-v0``), made as :class:`~tris_envs.envs.text.TextEnv`.
+    Calling it again does nothing.
     """
     import gymnasium
 
@@ -61,6 +64,14 @@ def register_gymnasium() -> None:
                                entry_point="tris_envs.envs.single_agent:SingleAgentEnv",
                                vector_entry_point="tris_envs.envs.vector:SingleAgentVectorEnv",
                                kwargs={"game_env": spec.name})
+        if text_gymnasium_id(spec) not in gymnasium.registry:
+            gymnasium.register(text_gymnasium_id(spec), entry_point="tris_envs.envs.text:TextEnv",
+                               kwargs={"game_env": spec.name})
+
+
+def text_gymnasium_id(spec: GameSpec) -> str:
+    """The id of a game's text environment: ``tris_envs/TantFantText-v0``."""
+    return spec.gymnasium_id.removesuffix(f"-v{spec.version}") + f"Text-v{spec.version}"
 
 
 def register_with_gymnasium() -> None:
