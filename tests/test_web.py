@@ -25,13 +25,15 @@ from typing import Any
 
 import pytest
 from browser import Browser, open_address, start_browser, start_game
+from test_llm_agent import FakeServer
 
+from tris_envs.agents.llm import LLMServer
 from tris_envs.cli import main
 from tris_envs.evaluation.records import GameRecord, replay
 from tris_envs.games import GAMES, make_game
 from tris_envs.web import make_server
 from tris_envs.web.server import Sessions
-from tris_envs.web.session import Session
+from tris_envs.web.session import Limits, Session
 
 
 @pytest.fixture(scope="module")
@@ -417,3 +419,34 @@ def test_an_address_fills_in_the_setup_and_starts_nothing_until_new_game(
 def test_browser_plays_the_setup_phases(browser: Browser, server: str, tmp_path: Path,
                                         game: str, option: str) -> None:
     play_in_browser(browser, server, game, tmp_path, seed=3, option=option)
+
+
+def test_browser_plays_a_language_model_named_in_the_text_box(
+        browser: Browser, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --llm-url the seats offer llm:<model>: an address fills the model's text box,
+    and choosing the entry anew empties it for the person to type a model."""
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    fake = FakeServer()
+    app = make_server("127.0.0.1", 0, Limits(seconds=3.0, llm=LLMServer(fake.url)))
+    threading.Thread(target=app.serve_forever, daemon=True).start()
+    box = "document.getElementById('seat0-budget')"
+    pick = ("(() => {{ const s = document.getElementById('seat0-agent'); s.value = "
+            "String([...s.options].findIndex((o) => o.textContent.startsWith('{}'))); "
+            "s.onchange(); }})()")
+    try:
+        open_address(browser, f"http://127.0.0.1:{app.server_port}/?game=tris1"
+                              "&seat0=llm:tiny&seat1=human")
+        assert browser.js(f"[{box}.type, {box}.value, {box}.hidden]") == ["text", "tiny", False]
+        browser.js(pick.format("random"))
+        assert browser.js(f"{box}.hidden")
+        browser.js(pick.format("llm:"))
+        assert browser.js(f"[{box}.type, {box}.value, {box}.hidden]") == ["text", "", False]
+        browser.js(f"{box}.value = 'tiny'")
+        browser.click("#new")
+        browser.wait(f"view !== null && {MOVES} === 1 && ({READY})")
+        assert browser.js("view.players[0]") == "llm:tiny:timeout=1"
+        assert fake.requests[-1][1]["model"] == "tiny"
+    finally:
+        app.shutdown()
+        app.server_close()
+        fake.close()

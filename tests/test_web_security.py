@@ -3,10 +3,12 @@
 thread. Requests from another origin, for another host or not of JSON are refused; every
 answer forbids framing the page; the server listens on IPv6 and admits its own ``[::1]``; agent
 specs are limited (no files unless the operator allows a folder, budgets capped, searches
-with a deadline); slow clients are cut off; seats are the integers 0 and 1; a swap or a
-resignation while an agent thinks keeps the game consistent; the sessions stay within
-their memory; a dropped connection is one line in the log. A property test sends random
-agent specs and JSON bodies: 4xx with a message, never 5xx, never a search past its cap.
+with a deadline, language models only on the server the operator names, all their tries
+within the deadline, never on a URL a page names); slow clients are cut off; seats are the
+integers 0 and 1; a swap or a resignation while an agent thinks keeps the game consistent;
+the sessions stay within their memory; a dropped connection is one line in the log. A
+property test sends random agent specs and JSON bodies: 4xx with a message, never 5xx,
+never a search past its cap.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import shutil
 import socket
 import struct
 import threading
+import time
 import tracemalloc
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,10 +32,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from test_llm_agent import FakeServer, first_legal, reply
 
 from tris_envs.agents import MCTSAgent
 from tris_envs.agents.alphabeta import AlphaBetaAgent
 from tris_envs.agents.az import AZAgent, shipped_network
+from tris_envs.agents.llm import LLMServer
 from tris_envs.core.game import TERMINAL
 from tris_envs.evaluation.records import GameRecord
 from tris_envs.games import GAMES, make_game
@@ -346,6 +351,126 @@ def test_every_search_gets_the_deadline_and_the_depth_cap() -> None:
 
 
 # ----- connections -------------------------------------------------------------------------
+# ----- language models ----------------------------------------------------------------------
+KEY = "sk-operator-7d1e"
+
+
+@pytest.fixture
+def model_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeServer]:
+    """A scripted chat-completions server on 127.0.0.1 (answers the first legal move)."""
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    fake = FakeServer()
+    yield fake
+    fake.close()
+
+
+def llm_specs(app: App) -> list[str]:
+    status, listed = app.request("GET", "/api/agents?game=tris1")
+    assert status == 200
+    return [entry["spec"] for entry in listed["agents"] if entry["spec"].startswith("llm")]
+
+
+def test_llm_specs_are_refused_without_llm_url_even_with_openai_base_url(
+        app: App, model_server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", model_server.url)
+    for spec in ("llm:tiny", "llm:tiny:retries=0", "llm:llama3.2:1b"):
+        status, answer = app.post("/api/new", {"game": "tris1", "seats": [spec, "human"]})
+        assert status == 400 and "--llm-url" in answer["error"], (spec, answer)
+    assert llm_specs(app) == [] and model_server.requests == []
+
+
+def test_llm_agents_play_on_the_operators_server_within_the_deadline(
+        model_server: FakeServer) -> None:
+    with running(limits=Limits(seconds=3.0, llm=LLMServer(model_server.url, KEY))) as app:
+        status, listed = app.request("GET", "/api/agents?game=tris1")
+        entry = next(e for e in listed["agents"] if e["spec"].startswith("llm"))
+        assert entry["spec"] == "llm:{}" and entry["text"] == {"name": "model"}
+        view = app.new(["llm:tiny", "human"])
+        agent = app.sessions.get(view["id"]).agents[0]
+        assert agent.settings.timeout == 1.0          # 3 tries share --max-seconds 3
+        assert view["players"][0] == "llm:tiny:timeout=1"
+        status, moved = app.post(f"/api/session/{view['id']}/agent")
+        assert status == 200 and len(moved["moves"]) == 1, moved
+        headers, body = model_server.requests[-1]
+        assert body["model"] == "tiny" and headers["Authorization"] == f"Bearer {KEY}"
+        assert KEY not in json.dumps(moved) + json.dumps(listed)
+        for spec, option in (("llm:tiny:timeout=1.5", "--max-seconds"),
+                             ("llm:tiny:timeout=2:retries=1", "--max-seconds")):
+            status, answer = app.post("/api/new", {"game": "tris1", "seats": [spec, "human"]})
+            assert status == 400 and option in answer["error"], (spec, answer)
+        assert app.new(["llm:tiny:timeout=1:retries=2", "human"])["seats"][0] \
+            == "llm:tiny:timeout=1:retries=2"
+        agent = app.sessions.get(app.new(["llm:tiny:retries=5", "human"])["id"]).agents[0]
+        assert agent.settings.timeout == 0.5
+
+
+def test_a_page_cannot_name_the_server_an_llm_agent_asks(model_server: FakeServer) -> None:
+    with running(limits=Limits(seconds=3.0, llm=LLMServer(model_server.url))) as app:
+        for spec, words in (("llm:x:url=http://127.0.0.1:9/v1", "holds no URL"),
+                            ("llm:http://evil.test/v1", "holds no URL"),
+                            ("llm:x:base_url=evil.test", "not a setting of an llm agent"),
+                            ("llm:x:server=evil.test", "not a setting of an llm agent"),
+                            ("llm:x:key=sk-stolen", "not a setting of an llm agent")):
+            status, answer = app.post("/api/new", {"game": "tris1", "seats": [spec, "human"]})
+            assert status == 400 and words in answer["error"], (spec, answer)
+        assert model_server.requests == []
+
+
+def test_an_llm_agent_with_no_legal_reply_resigns_or_plays_a_random_move(
+        model_server: FakeServer) -> None:
+    replies = iter(["I pass.", '{"move": "9,9"}', "{move: 1,1}"] * 2)
+    model_server.script = lambda body: reply(next(replies))
+    with running(limits=Limits(seconds=3.0, llm=LLMServer(model_server.url))) as app:
+        key = app.new(["llm:tiny", "human"])["id"]
+        status, view = app.post(f"/api/session/{key}/agent")
+        assert status == 200 and view["to_move"] == TERMINAL and view["moves"] == []
+        assert view["result"].startswith("llm:tiny:timeout=1 (seat 0) resigned")
+        assert "forfeits: no legal move in 3 tries" in view["evaluation"]
+        assert json.loads(app.request("GET", f"/api/session/{key}/record")[1])["returns"] \
+            == [-1.0, 1.0]
+        key = app.new(["llm:tiny:on_illegal=random", "human"])["id"]
+        status, view = app.post(f"/api/session/{key}/agent")
+        assert status == 200 and len(view["moves"]) == 1
+        assert "no legal move in 3 tries: a random legal move" in view["evaluation"]
+        replies = iter([reply("pass")])
+        model_server.script = lambda body: next(replies, None) or first_legal(body)
+        key = app.new(["llm:tiny", "human"])["id"]
+        status, view = app.post(f"/api/session/{key}/agent")
+        assert status == 200 and len(view["moves"]) == 1
+        assert "a legal move at try 2 (before: " in view["evaluation"]
+
+
+def test_a_slow_model_forfeits_within_the_servers_deadline(model_server: FakeServer) -> None:
+    model_server.script = lambda body: (*first_legal(body)[:2], 3.0)
+    with running(limits=Limits(seconds=0.6, llm=LLMServer(model_server.url))) as app:
+        key = app.new(["llm:tiny", "human"])["id"]
+        began = time.monotonic()
+        status, view = app.post(f"/api/session/{key}/agent")
+        assert status == 200 and "no response within the timeout" in view["evaluation"]
+        assert time.monotonic() - began < 1.5 and view["to_move"] == TERMINAL
+
+
+def test_serve_names_the_llm_server_without_its_key(monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from tris_envs.cli import main
+    from tris_envs.web import server
+
+    monkeypatch.setattr(server, "make_server", lambda *args: type(
+        "Stub", (), {"server_port": 8000, "serve_forever": lambda self: None,
+                     "server_close": lambda self: None})())
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    main(["serve", "--llm-url", "http://user:pw@127.0.0.1:11434/v1", "--max-seconds", "20"])
+    out = capsys.readouterr().out
+    assert "language models (llm:<model>) asked at http://127.0.0.1:11434/v1, all tries of " \
+           "a move within 20 s" in out and KEY not in out and "pw" not in out
+    main(["serve"])
+    assert "no language models (--llm-url URL plays llm:<model>)" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stop:
+        main(["serve", "--llm-key", "k"])
+    assert stop.value.code == 2 and "give --llm-url too" in capsys.readouterr().err
+
+
 def test_a_slow_or_idle_client_is_cut_off() -> None:
     with running(timeout=0.3) as app:
         idle = socket.create_connection(("127.0.0.1", app.port), timeout=30)

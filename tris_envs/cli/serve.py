@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from tris_envs.agents.llm import KEY_VARIABLE, LLMServer
 from tris_envs.cli.arguments import at_least
 from tris_envs.web import serve
 from tris_envs.web.session import Limits
@@ -31,12 +32,25 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                              "alphabeta and az search (default 10)")
     parser.add_argument("--max-depth", type=at_least(1), metavar="PLIES",
                         help="the deepest alphabeta search (default 64)")
+    parser.add_argument("--llm-url", metavar="URL",
+                        help="let pages play llm:<model> agents on this OpenAI-compatible "
+                             "server, up to /chat/completions (Ollama: "
+                             "http://127.0.0.1:11434/v1); a page names the model, never a "
+                             "server; all tries of a move end within --max-seconds (default: "
+                             "no language models; OPENAI_BASE_URL alone does not enable them)")
+    parser.add_argument("--llm-key", metavar="KEY",
+                        help=f"the --llm-url server's API key (default: {KEY_VARIABLE}, which "
+                             "keeps it out of the process list); never sent to a page")
     return parser
 
 
 def run(args: argparse.Namespace) -> None:
     caps = {"simulations": args.max_simulations, "seconds": args.max_seconds,
             "depth": args.max_depth}
+    if args.llm_key is not None and args.llm_url is None:
+        raise ValueError("--llm-key is the key of the --llm-url server: give --llm-url too")
     serve(args.host, args.port, Limits(
         files=None if args.allow_files is None else Path(args.allow_files),
+        llm=None if args.llm_url is None else LLMServer.from_environment(args.llm_url,
+                                                                          args.llm_key),
         **{name: value for name, value in caps.items() if value is not None}))

@@ -6,8 +6,10 @@ draws a select, a checkbox, a number or a text box from each) and a picture of i
 :func:`agents` lists, for one game and its options, every agent spec family of the factory
 (:data:`~tris_envs.agents.spec.AGENT_SPECS`) that the server plays, with the budget a
 family takes (its range capped by the server's :class:`~tris_envs.web.session.Limits`), and
-the networks and policies shipped for that game and those options. Specs that name files
-and OpenSpiel's agents are not offered: the server refuses them from a page.
+the networks and policies shipped for that game and those options, and a language model
+(``llm:<model>``, the page names the model) where the operator started the server with
+``--llm-url``. Specs that name files and OpenSpiel's agents are not offered: the server
+refuses them from a page.
 """
 
 from __future__ import annotations
@@ -127,7 +129,9 @@ def agents(name: str, options: list[str], limits: Limits) -> list[dict[str, Any]
 
     Each entry: ``spec`` (the spec, ``{}`` where its budget goes), ``label``, ``help``
     (the factory's words for the family) and, for a family with a budget, ``budget``:
-    ``{"name", "minimum", "maximum", "default", "step"}``.
+    ``{"name", "minimum", "maximum", "default", "step"}``; for ``llm`` (only where
+    ``limits.llm`` names the operator's server), ``text``: ``{"name": "model"}``, the
+    model's name the page asks for in place of ``{}``.
 
     Raises:
         ValueError: an unknown game, option or option value.
@@ -138,6 +142,12 @@ def agents(name: str, options: list[str], limits: Limits) -> list[dict[str, Any]
         family = form.split(":", 1)[0]
         if "<path>" in form or "<setting>" in form or family in PLUGIN_FAMILIES:
             continue                     # files, search settings, OpenSpiel: refused from a page
+        if family == "llm":
+            if limits.llm is not None:
+                out.append({"spec": form.replace("<model>", "{}"),
+                            "label": f"{form} (a language model the operator serves)",
+                            "help": form_help(form), "text": {"name": "model"}})
+            continue
         entry = _entry(form, family, game, limits)
         if entry is not None:
             out.append(entry)

@@ -45,8 +45,9 @@ answer says so (:data:`NO_FRAMES`, sent by :meth:`Handler.send_response`), and t
 itself starts nothing before the person asks (an address only fills in the setup form).
 The agents a page asks for are limited by the
 server's :class:`~tris_envs.web.session.Limits` (no files unless the operator names a
-folder, budgets capped, searches with a deadline), the sessions by their total memory
-(:class:`Sessions`), and each connection by a timeout.
+folder, budgets capped, searches with a deadline, language models only on the server the
+operator names with ``--llm-url``: a page never names a URL), the sessions by their total
+memory (:class:`Sessions`), and each connection by a timeout.
 """
 
 from __future__ import annotations
@@ -516,6 +517,12 @@ def _family(host: str) -> socket.AddressFamily:
             else socket.AF_INET6)
 
 
+def _shown_url(url: str) -> str:
+    """``url`` without a user name or password it may hold."""
+    parts = urllib.parse.urlsplit(url)
+    return urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
 def url_host(host: str) -> str:
     """``host`` as a URL writes it: an IPv6 address in brackets (``[::1]``)."""
     return f"[{host}]" if ":" in host else host
@@ -548,6 +555,13 @@ def serve(host: str = "127.0.0.1", port: int = 8000, limits: Limits | None = Non
              else f"agent files from {limits.files.resolve()} only")
     print(f"tris-envs serve: {files}; searches of at most {limits.simulations} simulations, "
           f"{limits.seconds:g} s, {limits.depth} plies", flush=True)
+    if limits.llm is None:
+        print("tris-envs serve: no language models (--llm-url URL plays llm:<model>)",
+              flush=True)
+    else:
+        print(f"tris-envs serve: language models (llm:<model>) asked at "
+              f"{_shown_url(limits.llm.url)}, all tries of a move within "
+              f"{limits.seconds:g} s", flush=True)
     try:
         server.serve_forever()
     finally:

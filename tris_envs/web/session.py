@@ -14,14 +14,15 @@ and a view is never of a half-made move; an agent's search runs outside the lock
 its move is dropped if the game changed meanwhile (a move, undo, swap or resignation).
 
 A session made for a web page carries the server's :class:`Limits`: which agent specs it
-plays (no files but from one folder), the most each search may spend, and the most memory
-the session may hold.
+plays (no files but from one folder, language models only on the operator's server), the
+most each search or model may spend, and the most memory the session may hold.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import secrets
 import threading
 from dataclasses import dataclass, field
@@ -33,7 +34,8 @@ import numpy as np
 from tris_envs.agents import MCTSAgent, SolverAgent, make_agent
 from tris_envs.agents.alphabeta import MAX_PLIES, AlphaBetaAgent
 from tris_envs.agents.az import AZAgent
-from tris_envs.agents.protocol import Agent
+from tris_envs.agents.llm import LLMAgent, LLMServer, LLMSettings
+from tris_envs.agents.protocol import Agent, Dialogue, Forfeit, Talking
 from tris_envs.agents.solver_agent import outcome, result_text
 from tris_envs.agents.spec import PLUGIN_FAMILIES, AgentSpec
 from tris_envs.core.errors import brief
@@ -78,12 +80,16 @@ class Limits:
         simulations: The most simulations per move of ``mcts`` and ``az`` (with an ``az``
             network's own budget).
         seconds: The most seconds per move, also the deadline of every ``mcts``,
-            ``alphabeta`` and ``az`` search given simulations or plies, and of an
-            evaluation's MCTS search.
+            ``alphabeta`` and ``az`` search given simulations or plies, of an
+            evaluation's MCTS search, and of an ``llm`` agent's requests for one move (all
+            its tries together).
         depth: The deepest ``alphabeta`` search (plies).
         files: The one folder agent files (``ppo:<path>``, ``az:<path>``) are read from,
             a relative path taken inside it; ``None``: no files, only the shipped agents.
         session_bytes: The most memory a session may hold (:meth:`Session.footprint`).
+        llm: The server every ``llm`` agent asks (``tris-envs serve --llm-url``, with
+            ``--llm-key``); ``None``: ``llm`` specs are refused. A spec's text never names
+            a server.
     """
 
     simulations: int = 20_000
@@ -91,6 +97,7 @@ class Limits:
     depth: int = MAX_PLIES
     files: Path | None = None
     session_bytes: int = 4 << 20
+    llm: LLMServer | None = None
 
     def __post_init__(self) -> None:
         for name, least in (("simulations", 1), ("depth", 1), ("session_bytes", SESSION_BYTES)):
@@ -106,22 +113,32 @@ class Limits:
                              "positive number")
         if self.files is not None and not Path(self.files).is_dir():
             raise ValueError(f"--allow-files {brief(str(self.files))}: no such folder")
+        if self.llm is not None and not isinstance(self.llm, LLMServer):
+            raise ValueError(f"limit llm={brief(self.llm)} must be an LLMServer or None")
 
     def admit(self, text: str) -> AgentSpec:
         """The spec ``text`` names, as the session builds it: the file it names (if any)
         resolved.
 
+        An ``llm`` spec asks :attr:`llm`, the operator's server (a model's name holding a
+        URL is refused: a page never names one); where it sets no
+        ``timeout``, each of its requests gets an equal share of :attr:`seconds` (rounded
+        down to the millisecond), so that all its tries end within the deadline.
+
         Raises:
             ValueError: no agent spec, an OpenSpiel spec (its search has no deadline), an
                 ``az`` spec with search settings, a file while no folder is allowed, a
-                file that resolves (``..``, links) outside it, or an ``az`` file whose
-                resolved path holds ``:``.
+                file that resolves (``..``, links) outside it, an ``az`` file whose
+                resolved path holds ``:``, an ``llm`` spec where the operator named no
+                server, or one whose model's name holds ``://``.
         """
         spec = AgentSpec.parse(text)
         if spec.family in PLUGIN_FAMILIES:
             raise ValueError(f"{brief(text)}: OpenSpiel's agents are not played in the "
                              "browser app (their searches have no deadline); use tris-envs "
                              "eval or tournament")
+        if spec.family == "llm":
+            return self._served(spec)
         if spec.settings:
             raise ValueError(f"{brief(text)}: an az agent plays its network's search settings "
                              "in the browser app; use tris-envs eval or play to set them")
@@ -138,15 +155,43 @@ class Limits:
                              "folder this server reads agent files from (--allow-files)")
         return dataclasses.replace(spec, path=str(resolved))
 
+    def _served(self, spec: AgentSpec) -> AgentSpec:
+        """An ``llm`` spec asking the operator's server, its requests timed to the
+        deadline where it sets no timeout."""
+        if self.llm is None:
+            raise ValueError(f"{brief(str(spec))}: this server plays no language models; the "
+                             "operator starts tris-envs serve --llm-url URL to play them")
+        if "://" in str(spec.model):
+            raise ValueError(f"{brief(str(spec))}: a model's name holds no URL; this server "
+                             "asks only the server its operator named (--llm-url)")
+        told = dict(spec.settings)
+        if "timeout" not in told:
+            tries = 1 + int(told.get("retries", LLMSettings().retries))
+            share = math.floor(self.seconds * 1000 / tries) / 1000
+            if share <= 0:
+                raise ValueError(f"{brief(str(spec))}: {tries} requests do not fit in "
+                                 f"{self.seconds:g} s per move (tris-envs serve --max-seconds)")
+            told["timeout"] = share
+        return dataclasses.replace(spec, server=self.llm, settings=tuple(told.items()))
+
     def cap(self, agent: Agent, game: Game) -> None:
         """Refuse ``agent`` if its budget passes a cap; else give its search the deadline
         (:attr:`seconds`), and a timed ``mcts`` search the most simulations
         (:attr:`simulations`). An ``az`` agent's network must be loaded (its budget may be
         the network's).
 
+        An ``llm`` agent is refused where its tries, each waiting up to its timeout, could
+        take longer than :attr:`seconds` in all.
+
         Raises:
             ValueError: a budget over a cap, naming it and the server's option.
         """
+        if isinstance(agent, LLMAgent):
+            tries, timeout = 1 + agent.settings.retries, agent.settings.timeout
+            if tries * timeout > self.seconds * (1 + 1e-9):      # 3 x 0.2 s fit in 0.6 s
+                raise _over(agent, f"{tries} requests of up to {timeout:g} s per move",
+                            f"{self.seconds:g} s", "--max-seconds")
+            return
         timed = getattr(agent, "time_budget", None)
         if timed is not None and timed > self.seconds:
             raise _over(agent, f"{timed:g} s per move", f"{self.seconds:g} s", "--max-seconds")
@@ -428,7 +473,9 @@ class Session:
             self._resolve_chance(rolled=True)
 
     def agent_move(self) -> None:
-        """The move of the agent to move (its search runs without the lock).
+        """The move of the agent to move (its search runs without the lock). An agent
+        that gives the game up (an ``llm`` agent with no legal reply:
+        :class:`~tris_envs.agents.protocol.Forfeit`) resigns, saying why.
 
         Raises:
             ValueError: the game is over or a person is to move.
@@ -447,12 +494,19 @@ class Session:
                 agent = self.agents[mover]
                 if agent is None:
                     raise ValueError(f"seat {mover} is yours to move")
-            state, changes = self.state, self.changes
-        action, evaluation = _act(agent, self.game, state)
+            state, changes, ply = self.state, self.changes, len(self.record.moves)
+        try:
+            action, evaluation = _act(agent, self.game, state, ply)
+        except Forfeit as forfeit:
+            action, evaluation = None, str(forfeit)
         with self.lock:
             if self.changes != changes:
                 raise Conflict("the game changed while the agent was thinking (a move, undo, "
                                "swap or resignation): its move is not played")
+            if action is None:
+                self.resigned, self.evaluation = mover, evaluation
+                self.changes += 1
+                return
             self._move(mover, action, f"{agent.name}: {evaluation}" if evaluation else "")
 
     def undo(self) -> None:
@@ -638,8 +692,9 @@ def _names(agents: list[Agent | None]) -> list[str]:
     return [HUMAN if agent is None else agent.name for agent in agents]
 
 
-def _act(agent: Agent, game: Game, state: Any) -> tuple[int, str]:
-    """The agent's move and, where it has one, its own evaluation of the position."""
+def _act(agent: Agent, game: Game, state: Any, ply: int) -> tuple[int, str]:
+    """The agent's move (the game's move ``ply``) and, where it has one, its own
+    evaluation of the position, or what its requests came to (a language model's)."""
     legal = game.legal_actions(state)
     if isinstance(agent, MCTSAgent) and len(legal) > 1:
         root = agent.search(game, state)            # what act() does, keeping the tree
@@ -654,10 +709,22 @@ def _act(agent: Agent, game: Game, state: Any) -> tuple[int, str]:
         value, plies = agent.evaluate(game, state)
         return agent.act(game, state), result_text(value, plies)
     action = int(agent.act(game, state))
+    if isinstance(agent, Talking):
+        return action, _tries_text(agent.take_dialogue(game.current_player(state), ply))
     if hasattr(agent, "network_for"):
         _, values = agent.network_for(game).evaluate([state])
         return action, f"network value {float(values[0]):+.2f}"
     return action, ""
+
+
+def _tries_text(dialogue: Dialogue | None) -> str:
+    """What the requests for one move came to, where it took more than one try."""
+    if dialogue is None or len(dialogue.tries) == 1:
+        return ""
+    count = len(dialogue.tries)
+    if dialogue.outcome == "random":
+        return f"no legal move in {count} tries: a random legal move"
+    return f"a legal move at try {count} (before: {brief(dialogue.tries[-2].reason, 120)})"
 
 
 def _json_options(options: dict[str, Any]) -> dict[str, Any]:

@@ -225,8 +225,9 @@ async function fillAgents() {
   }
 }
 
-// Show ``spec`` in the seat's select (and its budget box); a spec no entry makes (an old
-// address, a typo) is kept as its own entry: the server then says what is wrong with it.
+// Show ``spec`` in the seat's select (and its budget box, or its text box: an llm's model);
+// a spec no entry makes (an old address, a typo) is kept as its own entry: the server then
+// says what is wrong with it.
 function setSeat(seat, spec) {
   const select = $(`seat${seat}-agent`);
   const budget = $(`seat${seat}-budget`);
@@ -234,11 +235,11 @@ function setSeat(seat, spec) {
   let value = null;
   if (index < 0) {
     index = agents[seat].findIndex((entry) => {
-      if (!entry.budget) return false;
+      if (!entry.budget && !entry.text) return false;
       const [head, tail] = entry.spec.split("{}");
       if (!spec.startsWith(head) || !spec.endsWith(tail)) return false;
       value = spec.slice(head.length, spec.length - tail.length);
-      return /^\d+(\.\d+)?$/.test(value);
+      return entry.text ? true : /^\d+(\.\d+)?$/.test(value);
     });
   }
   if (index < 0) {
@@ -251,7 +252,12 @@ function setSeat(seat, spec) {
   }
   select.value = index;
   const entry = agents[seat][index];
-  budget.hidden = !entry.budget;
+  budget.hidden = !entry.budget && !entry.text;
+  budget.type = entry.text ? "text" : "number";
+  if (entry.text) {
+    budget.value = value !== null ? value : "";
+    budget.placeholder = budget.title = entry.text.name;
+  }
   if (entry.budget) {
     budget.min = entry.budget.minimum;
     budget.max = entry.budget.maximum;
@@ -265,8 +271,8 @@ function setSeat(seat, spec) {
 function readSeat(seat) {
   const entry = agents[seat][Number($(`seat${seat}-agent`).value)];
   if (!entry) return $(`seat${seat}`).value;
-  const spec = entry.budget ? entry.spec.replace("{}", $(`seat${seat}-budget`).value)
-    : entry.spec;
+  const spec = entry.budget || entry.text
+    ? entry.spec.replace("{}", $(`seat${seat}-budget`).value.trim()) : entry.spec;
   $(`seat${seat}`).value = spec;
   return spec;
 }
@@ -639,7 +645,8 @@ async function start() {
   for (const seat of [0, 1]) {
     $(`seat${seat}-agent`).onchange = () => {
       const entry = agents[seat][Number($(`seat${seat}-agent`).value)];
-      setSeat(seat, entry.budget ? entry.spec.replace("{}", entry.budget.default) : entry.spec);
+      setSeat(seat, entry.budget ? entry.spec.replace("{}", entry.budget.default)
+        : entry.text ? entry.spec.replace("{}", "") : entry.spec);
     };
   }
   $("hint").onclick = analyse;
