@@ -740,6 +740,36 @@ def test_ctrl_c_and_sigterm_wait_for_the_bookkeeping_then_stop_the_run(default_c
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+class _SignalledOnDeletion:
+    """Sends this process SIGTERM from its ``__del__``, where Python drops the exception
+    the handler raises (printed as "Exception ignored in")."""
+
+    def __del__(self) -> None:
+        import os
+
+        os.kill(os.getpid(), signal.SIGTERM)
+        sum(range(10_000))                  # the handler runs here, inside __del__
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_sigterm_dropped_inside_a_del_is_raised_at_the_next_step_of_the_loop():
+    """A match went on for two minutes after its SIGTERM (seen once under load)."""
+    from tris_envs.durable import Terminated, sigterm_as_interrupt
+    from tris_envs.progress import Progress
+
+    steps = []
+    with pytest.raises(Terminated), sigterm_as_interrupt():
+        with Progress("test", 10, quiet=True) as progress:
+            for step in range(10):
+                if step == 3:
+                    _SignalledOnDeletion()              # made and deleted at once
+                progress.advance()
+                steps.append(step)
+    assert steps == [0, 1, 2]
+    with sigterm_as_interrupt(), Progress("test", 1, quiet=True) as progress:
+        progress.advance()                              # a new block starts untroubled
+
+
 def test_resume_replaces_the_journal_whole_and_a_failed_rewrite_keeps_it(tmp_path,
                                                                          monkeypatch):
     import os

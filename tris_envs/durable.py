@@ -151,15 +151,31 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM, raised as Ctrl-C is (:func:`sigterm_as_interrupt`)."""
 
 
+_terminating = [False]
+"""Whether a SIGTERM came within :func:`sigterm_as_interrupt` (and its block is not left)."""
+
+
 def _terminate(signum: int, frame: Any) -> None:
+    _terminating[0] = True
     raise Terminated
+
+
+def raise_if_terminated() -> None:
+    """Raise :class:`Terminated` again where a SIGTERM came and its block goes on: Python
+    runs the handler wherever the main thread is, and an exception raised inside a
+    ``__del__`` or a weakref callback is printed and dropped (seen: a match that went on
+    for two minutes after its SIGTERM). Called at each step of a long loop
+    (:meth:`tris_envs.progress.Progress.update`)."""
+    if _terminating[0]:
+        raise Terminated
 
 
 @contextlib.contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
     """Within it, SIGTERM raises :class:`Terminated` (a ``KeyboardInterrupt``: what
-    handles Ctrl-C handles it too; exit status 143 where Ctrl-C's is 130). Outside the main
-    thread, where no handler can be set, it changes nothing."""
+    handles Ctrl-C handles it too; exit status 143 where Ctrl-C's is 130), and again at the
+    next step of a long loop where it was dropped (:func:`raise_if_terminated`). Outside
+    the main thread, where no handler can be set, it changes nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -168,6 +184,7 @@ def sigterm_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+        _terminating[0] = False
 
 
 @contextlib.contextmanager

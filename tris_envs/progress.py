@@ -24,6 +24,8 @@ import time
 from types import TracebackType
 from typing import Any, TextIO
 
+from tris_envs.durable import raise_if_terminated
+
 __all__ = ["Progress", "duration_text"]
 
 
@@ -77,7 +79,9 @@ class Progress:
         self.update(self.done + n)
 
     def update(self, done: int) -> None:
-        """``done`` units done in all."""
+        """``done`` units done in all (where a SIGTERM's exception was dropped, raised
+        again here: :func:`~tris_envs.durable.raise_if_terminated`)."""
+        raise_if_terminated()
         step, self.done = done - self.done, done
         if self._bar is not None:
             self._bar.update(step)
