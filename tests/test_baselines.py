@@ -137,10 +137,18 @@ def test_a_learner_whose_library_is_missing_gets_its_row_with_the_reason(tmp_pat
     assert "Tianshou DQN on Tris 1: not run: tianshou is not installed" in capsys.readouterr().out
 
 
-def test_agilerl_without_its_environment_says_so():
+def test_agilerl_without_its_environment_whole_says_so(tmp_path, monkeypatch):
     agilerl = next(learner for learner in baselines.LEARNERS if learner.name == "agilerl_dqn")
-    absent = baselines.Learner(**{**agilerl.__dict__, "python": "no-such-venv/bin/python"})
-    assert absent.missing() == "make agilerl's environment (no-such-venv/bin/python) is absent"
+    monkeypatch.setattr(baselines, "ROOT", tmp_path)
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "agilerl_dqn.py").touch()
+    why = "make agilerl's environment (.venv-agilerl) is absent or not fully installed"
+    assert agilerl.missing() == why
+    (tmp_path / ".venv-agilerl" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv-agilerl" / "bin" / "python").touch()      # installing, not done
+    assert agilerl.missing() == why
+    (tmp_path / ".venv-agilerl" / ".installed").touch()
+    assert agilerl.missing() is None
 
 
 def test_outside_a_checkout_the_scripts_rows_say_why(tmp_path, monkeypatch, capsys):

@@ -88,8 +88,10 @@ class Learner:
             return (f"{self.command[0]} is not here (the learner scripts come with a checkout "
                     "of the repository, not with the wheel)")
         if self.python is not None:
-            if not (ROOT / self.python).is_file():
-                return f"{self.setup}'s environment ({self.python}) is absent"
+            environment = (ROOT / self.python).parents[1]
+            if not (environment / ".installed").is_file():    # the Makefile's last step
+                return (f"{self.setup}'s environment ({environment.name}) is absent or not "
+                        "fully installed")
             return None
         for module in self.needs:
             if importlib.util.find_spec(module) is None:
