@@ -56,10 +56,12 @@ def first_legal(body: dict[str, Any]) -> Answer:
 
 class FakeServer:
     """A chat-completions server on 127.0.0.1 in a thread; ``script(body)`` answers each
-    request, and ``requests`` keeps them (their headers and bodies)."""
+    request, and ``requests`` keeps them (their headers and bodies); ``trickle``: seconds
+    between two bytes of the first answer's body."""
 
     def __init__(self) -> None:
         self.script: Callable[[dict[str, Any]], Answer] = first_legal
+        self.trickle = 0.0
         self.requests: list[tuple[dict[str, str], dict[str, Any]]] = []
         fake = self
 
@@ -76,7 +78,13 @@ class FakeServer:
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                if fake.trickle and len(fake.requests) == 1:
+                    for byte in data:
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                        time.sleep(fake.trickle)
+                else:
+                    self.wfile.write(data)
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -287,6 +295,17 @@ def test_a_slow_reply_times_out_as_a_failed_try(fake) -> None:
     assert [t.verdict for t in first.tries] == ["error", "legal"]
     assert first.tries[0].reason == "no response within the timeout (0.3 s)"
     assert 0.3 <= first.tries[0].seconds < 1.2 and time.monotonic() - start < 5
+
+
+def test_a_reply_trickled_a_byte_at_a_time_times_out_in_all(fake) -> None:
+    # each byte came within the socket's timeout, so the request ran on for a minute
+    fake.trickle = 0.2
+    start = time.monotonic()
+    record = play(fake, agent(fake, timeout=0.5))
+    first = record.dialogues[0]
+    assert [t.verdict for t in first.tries] == ["error", "legal"]
+    assert first.tries[0].reason == "no response within the timeout (0.5 s)"
+    assert first.tries[0].seconds < 1.0 and time.monotonic() - start < 5
 
 
 def test_an_unreachable_server_is_a_failed_try() -> None:

@@ -25,6 +25,7 @@ import dataclasses
 import http.client
 import json
 import os
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -63,7 +64,8 @@ class LLMSettings:
     Attributes:
         temperature: The sampling temperature sent (0: the likeliest reply).
         max_tokens: The reply's token limit sent; ``None``: none sent (the server's).
-        timeout: Seconds one request may wait for the server before it counts as failed.
+        timeout: Seconds one request may take in all (a reply trickled a byte at a time
+            included) before it counts as failed.
         retries: Tries after the first, each with the refusal's reason shown.
         on_illegal: What follows the last failed try: ``"forfeit"`` (the game is lost) or
             ``"random"`` (a random legal move is played).
@@ -264,21 +266,36 @@ class LLMAgent:
         request = urllib.request.Request(f"{self.server.url}/chat/completions",
                                          json.dumps(body).encode(), headers, method="POST")
         timeout = self.settings.timeout
-        try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                data = response.read(MAX_RESPONSE_BYTES + 1)
-        except urllib.error.HTTPError as error:
-            return None, {}, _http_failure(error)
-        except (TimeoutError, urllib.error.URLError) as error:
-            cause = getattr(error, "reason", error)
-            if isinstance(cause, TimeoutError):
-                return None, {}, f"no response within the timeout ({timeout:g} s)"
-            return None, {}, f"cannot reach the llm server: {_clip(str(cause))}"
-        except (http.client.HTTPException, OSError) as error:
-            return None, {}, f"the connection to the llm server failed: {_clip(str(error))}"
-        if len(data) > MAX_RESPONSE_BYTES:
-            return None, {}, f"the response is longer than {MAX_RESPONSE_BYTES} bytes"
-        return _completion(data)
+        # the socket's timeout bounds each wait, not a reply trickled a few bytes at a time:
+        # the request runs in a thread, and the whole of it gets ``timeout`` seconds
+        answer: list[tuple[str | None, dict[str, Any], str]] = []
+        worker = threading.Thread(target=lambda: answer.append(_post(request, timeout)),
+                                  daemon=True)
+        worker.start()
+        worker.join(timeout)
+        if not answer:
+            return None, {}, f"no response within the timeout ({timeout:g} s)"
+        return answer[0]
+
+
+def _post(request: urllib.request.Request,
+          timeout: float) -> tuple[str | None, dict[str, Any], str]:
+    """:meth:`LLMAgent._request`'s request sent, each wait at most ``timeout`` seconds."""
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            data = response.read(MAX_RESPONSE_BYTES + 1)
+    except urllib.error.HTTPError as error:
+        return None, {}, _http_failure(error)
+    except (TimeoutError, urllib.error.URLError) as error:
+        cause = getattr(error, "reason", error)
+        if isinstance(cause, TimeoutError):
+            return None, {}, f"no response within the timeout ({timeout:g} s)"
+        return None, {}, f"cannot reach the llm server: {_clip(str(cause))}"
+    except (http.client.HTTPException, OSError) as error:
+        return None, {}, f"the connection to the llm server failed: {_clip(str(error))}"
+    if len(data) > MAX_RESPONSE_BYTES:
+        return None, {}, f"the response is longer than {MAX_RESPONSE_BYTES} bytes"
+    return _completion(data)
 
 
 def _http_failure(error: urllib.error.HTTPError) -> str:
