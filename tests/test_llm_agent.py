@@ -145,6 +145,7 @@ def test_a_model_name_may_hold_colons_and_trailing_settings_are_read() -> None:
     ("llm:x:retires=3", "'retires' is not a setting of an llm agent"),
     ("llm:x:retries=1:retries=2", "set twice"),
     ("llm:retries=2", "reads as a setting"),
+    ("llm:x:url=http://elsewhere.example:9/v1", "never names the server"),
     ("llm:", "unknown agent spec"), ("llm", "unknown agent spec")])
 def test_a_bad_llm_spec_is_refused_in_one_line(text: str, words: str) -> None:
     with pytest.raises(ValueError, match=re.escape(words)) as error:

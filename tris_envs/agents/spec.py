@@ -240,16 +240,17 @@ class AgentSpec:
                              "LLMServer only for an llm spec)")
 
     def _check_model(self) -> None:
-        """An ``llm`` spec's model: a name its text writes back (no space, no trailing
-        ``:<name>=<value>`` that would read as a setting)."""
+        """An ``llm`` spec's model: a name its text writes back (no space, no
+        ``:<name>=<value>`` part that would read as a setting)."""
         model = self.model
         if not isinstance(model, str) or not model or not model.isprintable() \
                 or any(ch.isspace() for ch in model) or len(model) > 256:
             raise ValueError(f"agent spec llm: the model {brief(model)} must be its name on "
                              "the server (printable, no spaces, at most 256 characters)")
-        if _setting_part(model.rpartition(":")[2]):
-            raise ValueError(f"agent spec llm: the model {brief(model)} ends in what reads as "
-                             "a setting (:<name>=<value>)")
+        if any(_setting_part(part) for part in model.split(":")):
+            raise ValueError(f"agent spec llm: the model {brief(model)} holds what reads as "
+                             "a setting (:<name>=<value>); settings come last, and a spec "
+                             "never names the server (--llm-url)")
 
     def _check_settings(self) -> None:
         """``settings``' pairs: ``az`` with a budget or ``llm``, known names once, values in
