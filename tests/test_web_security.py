@@ -407,7 +407,7 @@ def test_llm_agents_play_on_the_operators_server_within_the_deadline(
 
 def test_a_page_cannot_name_the_server_an_llm_agent_asks(model_server: FakeServer) -> None:
     with running(limits=Limits(seconds=3.0, llm=LLMServer(model_server.url))) as app:
-        for spec, words in (("llm:x:url=http://127.0.0.1:9/v1", "holds no URL"),
+        for spec, words in (("llm:x:url=http://127.0.0.1:9/v1", "never names the server"),
                             ("llm:http://evil.test/v1", "holds no URL"),
                             ("llm:x:base_url=evil.test", "not a setting of an llm agent"),
                             ("llm:x:server=evil.test", "not a setting of an llm agent"),
