@@ -22,7 +22,6 @@ Gymnasium generator ``np_random`` for the seat, the setup and the dice, and trun
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
 from typing import Any, cast
 
 import gymnasium
@@ -31,7 +30,6 @@ from gymnasium import spaces
 
 from tris_envs.agents.protocol import Agent
 from tris_envs.agents.spec import AgentSpec
-from tris_envs.core.errors import brief
 from tris_envs.core.game import Game, as_action
 from tris_envs.core.options import check_choice
 from tris_envs.envs.turns import Duel, OpponentPlayer, Policy, play_opponents
@@ -164,23 +162,11 @@ class SingleAgentEnv(gymnasium.Env):
             ValueError: a malformed position string, or a start where the game is over
                 before the learner's first move.
         """
-        if options is not None and not isinstance(options, Mapping):
-            raise TypeError(f"reset options must be a dict such as {{'position': ...}}, got "
-                            f"{brief(options)}")
         self._done = True
         super().reset(seed=seed)
-        duel = self._duel.copy()
-        duel.np_random = self.np_random
-        if seed is not None:
-            duel.opponent.reseed(duel.np_random)
-        seat = self._seat_option
-        duel.deal(None if seat == "random" else int(seat), (options or {}).get("position"))
-        play_opponents([duel])
-        if duel.over:
-            raise duel.start_error()
-        self._duel = duel
+        self._duel = self._duel.started(self.np_random, seed, self._seat_option, options)
         self._done = False
-        return duel.observation(), self._info(False)
+        return self._duel.observation(), self._info(False)
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play the learner's ``action``, then the opponent's until the learner is to move.

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import string
 import warnings
-from collections.abc import Mapping
 from typing import Any
 
 import gymnasium
@@ -156,21 +155,9 @@ class TextEnv(gymnasium.Env):
             ValueError: a malformed position string, or a start where the game is over
                 before the learner's first move.
         """
-        if options is not None and not isinstance(options, Mapping):
-            raise TypeError(f"reset options must be a dict such as {{'position': ...}}, got "
-                            f"{brief(options)}")
         self._done = True
         super().reset(seed=seed)
-        duel = self._duel.copy()
-        duel.np_random = self.np_random
-        if seed is not None:
-            duel.opponent.reseed(duel.np_random)
-        seat = self._seat_option
-        duel.deal(None if seat == "random" else int(seat), (options or {}).get("position"))
-        play_opponents([duel])
-        if duel.over:
-            raise duel.start_error()
-        self._duel = duel
+        self._duel = self._duel.started(self.np_random, seed, self._seat_option, options)
         self._done = False
         self._tries_left = self.retries
         return self._observe()

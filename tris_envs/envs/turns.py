@@ -22,7 +22,7 @@ seed and the same learner actions give the same episode in all three:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from time import perf_counter
 from typing import Any
 
@@ -306,6 +306,31 @@ class Duel:
         self.state, rewards = advance(self.game, self.state, action, self.np_random)
         self.opponent_reward += rewards[self.seat]
         self.moves += 1
+
+    def started(self, np_random: np.random.Generator, seed: int | None, seat: str | int,
+                options: Any) -> Duel:
+        """A copy dealt for an environment's ``reset(seed=seed, options=options)``: drawing
+        from ``np_random`` (a spec opponent reseeded on it where ``seed`` is given), the
+        learner in ``seat`` (``"random"``: drawn), from ``options["position"]`` if given,
+        the opponent's opening moves played.
+
+        Raises:
+            TypeError: ``options`` is not a dict.
+            ValueError: a malformed position string, or a start where the game is over
+                before the learner's first move.
+        """
+        if options is not None and not isinstance(options, Mapping):
+            raise TypeError(f"reset options must be a dict such as {{'position': ...}}, got "
+                            f"{brief(options)}")
+        duel = self.copy()
+        duel.np_random = np_random
+        if seed is not None:
+            duel.opponent.reseed(np_random)
+        duel.deal(None if seat == "random" else int(seat), (options or {}).get("position"))
+        play_opponents([duel])
+        if duel.over:
+            raise duel.start_error()
+        return duel
 
     def start_error(self) -> ValueError:
         """The error of a start where the game is over before the learner's first move."""
