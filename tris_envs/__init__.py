@@ -6,19 +6,19 @@ Environment modules follow PettingZoo's layout::
     env = tant_fant_v0.env(render_mode="ansi", stalemate="loss")
 
 Importing ``tris_envs`` itself is light: the rules cores (:mod:`tris_envs.games`,
-:func:`make_game`) need neither PettingZoo, Gymnasium nor PyTorch. It registers the
-single-agent views in Gymnasium's registry as ``tris_envs/TantFant-v0`` and so on, at once
-where Gymnasium is imported, else when it is (Gymnasium's pattern for third-party
-packages)::
+:func:`make_game`) need neither PettingZoo, Gymnasium nor PyTorch. It registers every game
+in PettingZoo's registry as ``tris_envs/tant_fant-v0`` and so on, and its single-agent view
+in Gymnasium's as ``tris_envs/TantFant-v0``, each at once where the library is imported,
+else as soon as it is (:mod:`tris_envs.registration`)::
 
-    import gymnasium as gym
+    import pettingzoo
     import tris_envs
 
+    env = pettingzoo.make("aec", "tris_envs/tant_fant-v0", render_mode="ansi")
+
+    import gymnasium as gym
     gym.register_envs(tris_envs)
     env = gym.make("tris_envs/TantFant-v0", opponent="greedy")
-
-Importing any environment module (or :mod:`tris_envs.envs`) registers every environment in
-PettingZoo's registry as ``tris_envs/<name>-v0`` as well.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any
 
 from tris_envs.core.errors import IllegalActionError
 from tris_envs.games import GAMES, game_spec, make_game
-from tris_envs.registration import register_with_gymnasium
+from tris_envs.registration import register_on_import
 
 # The version is written once, in pyproject.toml; the installed metadata is read on first
 # use of ``tris_envs.__version__`` (importlib.metadata is kept out of ``import tris_envs``).
@@ -37,7 +37,7 @@ __all__ = ["GAMES", "IllegalActionError", "make_env", "make_game", "__version__"
 
 _ENV_MODULES = {spec.env_name for spec in GAMES.values()}
 
-register_with_gymnasium()
+register_on_import()
 
 
 def make_env(name: str, **kwargs: Any) -> Any:

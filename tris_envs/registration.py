@@ -1,13 +1,17 @@
 """Registration of every game of the registry with PettingZoo and Gymnasium.
 
 Importing this module imports neither library; each function imports its own.
-``import tris_envs`` calls :func:`register_with_gymnasium`: Gymnasium's ids are registered
-at once where Gymnasium is imported already, else as soon as it is, so Gymnasium's own
-pattern for third-party packages works in either order::
+``import tris_envs`` calls :func:`register_on_import`: PettingZoo's ids
+(``tris_envs/tant_fant-v0``) and Gymnasium's (``tris_envs/TantFant-v0``) are registered at
+once where the library is imported already, else as soon as it is, so either import order
+works and ``import tris_envs`` alone imports neither::
 
-    import gymnasium as gym
+    import pettingzoo
     import tris_envs
 
+    env = pettingzoo.make("aec", "tris_envs/tant_fant-v0", render_mode="ansi")
+
+    import gymnasium as gym
     gym.register_envs(tris_envs)      # a no-op that names the import as used
     env = gym.make("tris_envs/TantFant-v0", opponent="greedy")
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from collections.abc import Callable
 from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
@@ -29,8 +34,9 @@ if TYPE_CHECKING:
 def register_pettingzoo() -> None:
     """Register every environment as ``tris_envs/<name>-v<version>`` in PettingZoo's registry.
 
-    PettingZoo >= 1.26 has a registry (``pettingzoo.make("aec", "tris_envs/tant_fant-v0")``);
-    with older versions this does nothing. Calling it again does nothing.
+    ``pettingzoo.make("aec", "tris_envs/tant_fant-v0", **kwargs)`` is then the module's
+    ``env(**kwargs)``. A PettingZoo without a registry (no ``pettingzoo.register``) is
+    left alone: its users import the ``*_v0`` modules. Calling it again does nothing.
     """
     import pettingzoo
 
@@ -74,42 +80,54 @@ def text_gymnasium_id(spec: GameSpec) -> str:
     return spec.gymnasium_id.removesuffix(f"-v{spec.version}") + f"Text-v{spec.version}"
 
 
-def register_with_gymnasium() -> None:
-    """:func:`register_gymnasium` now if Gymnasium is imported, else once it is imported
-    (an import hook that leaves ``sys.meta_path`` when Gymnasium loads)."""
-    if "gymnasium" in sys.modules:
-        register_gymnasium()
-    elif not any(isinstance(finder, _AfterGymnasium) for finder in sys.meta_path):
-        sys.meta_path.insert(0, _AfterGymnasium())
+def register_on_import() -> None:
+    """:func:`register_gymnasium` and :func:`register_pettingzoo`, each now if its library is
+    imported, else as soon as it is (an import hook that leaves ``sys.meta_path`` when the
+    library loads): ``import tris_envs`` calls it and imports neither library."""
+    for library, register in (("gymnasium", register_gymnasium),
+                              ("pettingzoo", register_pettingzoo)):
+        if library in sys.modules:
+            register()
+        elif not any(isinstance(finder, _RegisterOnImport) and finder.library == library
+                     for finder in sys.meta_path):
+            sys.meta_path.insert(0, _RegisterOnImport(library, register))
 
 
-class _AfterGymnasium:
-    """A finder that finds nothing itself: when ``gymnasium`` is about to be imported it
+class _RegisterOnImport:
+    """A finder that finds nothing itself: when ``library`` is about to be imported it
     leaves ``sys.meta_path``, lets the other finders find it, and has its loader call
-    :func:`register_gymnasium` once the module has run."""
+    ``register`` once the module has run."""
+
+    def __init__(self, library: str, register: Callable[[], None]) -> None:
+        self.library = library
+        self.register = register
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> ModuleSpec | None:
-        if name != "gymnasium":
+        if name != self.library:
             return None
         sys.meta_path.remove(self)
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.loader is not None:
-            spec.loader = cast("Loader", _RegisteringLoader(spec.loader))
+            spec.loader = cast("Loader", _RegisteringLoader(spec.loader, self.register))
         return spec
 
 
 class _RegisteringLoader:
-    """``gymnasium``'s own loader, then :func:`register_gymnasium`."""
+    """The library's own loader, then ``register``; the module keeps its own loader."""
 
-    def __init__(self, loader: Any) -> None:
+    def __init__(self, loader: Any, register: Callable[[], None]) -> None:
         self.loader = loader
+        self.register = register
 
     def create_module(self, spec: ModuleSpec) -> ModuleType | None:
         return self.loader.create_module(spec)
 
     def exec_module(self, module: ModuleType) -> None:
         self.loader.exec_module(module)
-        register_gymnasium()
+        module.__loader__ = self.loader
+        if module.__spec__ is not None:
+            module.__spec__.loader = self.loader
+        self.register()
 
     def __getattr__(self, name: str) -> Any:      # get_resource_reader, is_package, ...
         return getattr(self.loader, name)
