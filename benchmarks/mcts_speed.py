@@ -24,6 +24,7 @@ import numpy as np
 
 from tris_envs.agents.mcts import MCTSAgent
 from tris_envs.bench.engines import generic_playouts, playout_report
+from tris_envs.bench.fair import turns
 from tris_envs.core.game import TERMINAL
 from tris_envs.games import make_game
 
@@ -32,9 +33,10 @@ def seconds_per_move(simulations: int, moves: int, seed: int) -> tuple[float, fl
     """Mean seconds per ``MCTSAgent(simulations)`` move in Tris 2 self-play on the generic
     and the fast rollout path, and the moves played (fewer when the game ends).
 
-    Each position is searched on both paths in turn (which goes first alternates), each
-    with its own search seed (the same search twice would find the memos filled by the
-    first); the game goes on with the fast path's move.
+    Each position is searched on both paths in turn (which goes first alternates:
+    :func:`~tris_envs.bench.fair.turns`), each with its own search seed (the same search
+    twice would find the memos filled by the first); the game goes on with the fast path's
+    move.
     """
     fast = make_game("tris2")
     paths = (generic_playouts(fast), fast)
@@ -43,7 +45,7 @@ def seconds_per_move(simulations: int, moves: int, seed: int) -> tuple[float, fl
     played = 0
     action = -1
     while played < moves and fast.current_player(state) != TERMINAL:
-        for mode in (0, 1) if played % 2 == 0 else (1, 0):
+        for mode, _ in turns((0, 1), played):
             agent = MCTSAgent(simulations, rng=np.random.default_rng([seed, played, mode]))
             start = time.perf_counter()
             chosen = agent.act(paths[mode], state)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 from tris_envs.agents import Agent, GreedyAgent, RandomAgent, make_agent
+from tris_envs.bench import engines as benchmark
+from tris_envs.bench.fair import schedule, turns
 from tris_envs.cli import main
 from tris_envs.core import TERMINAL
 from tris_envs.evaluation import play_match, play_recorded
@@ -66,6 +70,33 @@ def test_benchmark_report(capsys):
     assert "| crossing | 20 |" in out
     assert "| tris1_v0 (tris_envs MCTSAgent) |" in out
     assert "| tic_tac_toe (OpenSpiel MCTSBot) |" in out
+    assert re.fullmatch(re.escape(f"*{describe()}; ") + r"\d{4}-\d\d-\d\d; [\dhms ]+ wall; "
+                        r"seed 0\.\*", out.splitlines()[-1])
+
+
+def test_fair_schedule_swaps_every_pair_each_round_and_never_reuses_a_seed():
+    runs = schedule(["a", "b", "c"], 4)
+    assert [name for _, name, _ in runs] == list("abccbaabccba")
+    assert sorted(slot for _, _, slot in runs) == list(range(12))
+    for round_ in range(4):
+        order = [name for r, name, _ in runs if r == round_]
+        assert (order.index("a") < order.index("c")) == (round_ % 2 == 0)
+    assert turns(("generic", "fast"), 3) == [("fast", 7), ("generic", 6)]
+
+
+def test_benchmark_times_ours_and_theirs_in_alternating_order_from_seeds_of_their_own():
+    timed: list[tuple[str, int]] = []
+
+    def timer(name: str, rate: float | None):
+        return lambda seed: timed.append((name, seed)) or rate
+
+    best = benchmark.best_rates({"tictactoe_v3": timer("tictactoe_v3", 1.0),
+                                 "tris2_v0": timer("tris2_v0", 2.0),
+                                 "missing library": timer("missing library", None)}, rounds=2)
+    assert best == {"tictactoe_v3": 1.0, "tris2_v0": 2.0}
+    assert [name for name, _ in timed] == ["tictactoe_v3", "tris2_v0", "missing library",
+                                           "missing library", "tris2_v0", "tictactoe_v3"]
+    assert len({seed for _, seed in timed}) == len(timed)
 
 
 def test_cli_rejects_bad_arguments():

@@ -341,3 +341,47 @@ def test_benchmark_script_measures_both():
     assert "| tris1 | random |" in table and "×" in table
     shares = script.profile_shares("tris1", "random", num_envs=4, steps=5)
     assert shares.count("% of") == 2 and "SingleAgentVectorEnv" in shares
+
+
+def test_benchmark_alternates_the_order_and_gives_every_timing_games_of_its_own(monkeypatch):
+    script = benchmark_script("vector_env")
+    timed: list[tuple[str, int]] = []
+
+    def steps_per_second(env, steps, seed):
+        timed.append((type(env).__name__, seed))
+        return 1.0, 1.0
+
+    def core_rate(game, opponent, num_envs, steps, seed):
+        timed.append(("core", seed))
+        return 1.0
+
+    monkeypatch.setattr(script, "steps_per_second", steps_per_second)
+    monkeypatch.setattr(script, "core_rate", core_rate)
+    script.compare("tris1", "random", num_envs=4, steps=1, rounds=4, seed=10)
+    order = [name for name, _ in timed]
+    first = ["SyncVectorEnv", "SingleAgentVectorEnv", "core"]
+    assert order == first + first[::-1] + first + first[::-1]
+    games = [set(range(seed, seed + 4)) for _, seed in timed]     # game k seeded seed + k
+    assert len(set().union(*games)) == 4 * len(timed)             # no game played twice
+    assert min(seed for _, seed in timed) == 10
+
+
+def test_benchmark_ratio_does_not_depend_on_the_order_or_a_warmed_memo():
+    """Two contenders as fast as each other, on a shared memo that doubles the speed of a
+    timing whose games were all played before (what replaying another's seed gave): the
+    benchmark reports the same ratio whichever goes first, and no timing is warmed."""
+    script = benchmark_script("vector_env")
+
+    def ratio(names: list[str]) -> float:
+        played: set[int] = set()
+
+        def timer(seed: int) -> tuple[float, float]:
+            games = set(range(seed, seed + 8))
+            rate = 2.0 if games <= played else 1.0
+            played.update(games)
+            return rate, rate
+
+        best = script.best_rates({name: timer for name in names}, rounds=4, num_envs=8)
+        return best["ours"][0] / best["theirs"][0]
+
+    assert ratio(["theirs", "ours"]) == ratio(["ours", "theirs"]) == 1.0

@@ -2,19 +2,21 @@
 (``tris-envs bench``).
 
 Speeds are reported as ratios against PettingZoo's ``tictactoe_v3`` measured in the same
-process, so they mean the same on a fast or a loaded machine. Each environment is timed in
-several interleaved rounds, each with new seeds (so games that memoize positions are not
-replaying known ones), and its best round is kept, which filters out the moments when
-other processes take the CPU.
+process, so they mean the same on a fast or a loaded machine. Every comparison times its
+contenders in interleaved rounds (:func:`tris_envs.bench.fair.schedule`): the order
+alternates from one round to the next and every timing plays from a seed of its own, so
+that no contender replays positions another has just put in the games' memos; the best
+round of each is kept, which filters out the moments when other processes take the CPU.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import random
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MethodType
 from typing import Any
@@ -25,6 +27,7 @@ from tris_envs.agents.az import BATCH_SIZE, AZAgent, NetworkEvaluator
 from tris_envs.agents.az import EXPLORATION as AZ_EXPLORATION
 from tris_envs.agents.az_network import NetConfig, Network
 from tris_envs.agents.mcts import MCTSAgent
+from tris_envs.bench.fair import provenance, schedule, turns
 from tris_envs.core.game import CHANCE, TERMINAL, Game, resolve_chance
 from tris_envs.core.solver import solve
 from tris_envs.games import GAMES, game_spec, make_game
@@ -33,6 +36,8 @@ from tris_envs.games.tant_fant import TantFant
 from tris_envs.games.tris1 import Tris1
 
 BASELINE = "tictactoe_v3"
+OPENSPIEL, OPENSPIEL_CPP = "OpenSpiel MCTSBot", "OpenSpiel C++ MCTSBot"
+"""The contenders' names of OpenSpiel's Python and C++ searches."""
 
 EXPLORATION = 1.4
 """The UCT constant of every MCTS timed here: our ``mcts`` agents' and OpenSpiel's bots."""
@@ -92,6 +97,20 @@ def core_steps_per_second(game: Game, steps: int, seed: int = 0) -> float:
     return done / (time.perf_counter() - start)
 
 
+def best_rates(timers: Mapping[str, Callable[[int], float | None]], rounds: int
+               ) -> dict[str, float]:
+    """The best rate of each contender over ``rounds`` rounds of
+    :func:`~tris_envs.bench.fair.schedule`, each timing called with its own seed slot. A
+    timing that gives ``None`` (a library not installed) is left out; a contender with no
+    rate at all is missing from the result."""
+    best: dict[str, float] = {}
+    for _, name, slot in schedule(list(timers), rounds):
+        rate = timers[name](slot)
+        if rate is not None:
+            best[name] = max(best.get(name, 0.0), rate)
+    return best
+
+
 def baseline_env() -> Any:
     """PettingZoo's ``tictactoe_v3.env()`` (its import warns about the old API).
 
@@ -135,17 +154,19 @@ class Row:
 def run(steps: int = 20_000, rounds: int = 3, names: list[str] | None = None,
         mcts_simulations: int = 2000, mcts_only: bool = False,
         openspiel_simulations: int | None = None) -> str:
-    """Measure every environment, the solvers and MCTS; return a Markdown report.
+    """Measure every environment, the solvers and MCTS; return a Markdown report, its
+    last line the provenance (:func:`~tris_envs.bench.fair.provenance`).
 
     ``mcts_simulations=0`` skips the MCTS section; ``mcts_only`` gives only that section
     (:func:`mcts_report`); ``openspiel_simulations`` is the budget of its comparison with
     OpenSpiel (default :data:`OPENSPIEL_SIMULATIONS`).
     """
+    began = time.perf_counter()
     names = names or [spec.env_name for spec in GAMES.values()]
     openspiel_simulations = openspiel_simulations or OPENSPIEL_SIMULATIONS
     if mcts_only:
-        return "\n".join(mcts_report(names, mcts_simulations, rounds,
-                                     openspiel_simulations)[1:])
+        return "\n".join([*mcts_report(names, mcts_simulations, rounds,
+                                       openspiel_simulations)[1:], "", provenance(began, 0)])
     makers: dict[str, Callable[[], Any]] = {BASELINE: baseline_env}
     makers.update({name: env_module(name).env for name in names})
     wrapper_rows = {}
@@ -155,18 +176,20 @@ def run(steps: int = 20_000, rounds: int = 3, names: list[str] | None = None,
                         "tant_fant_v0 in PettingZoo's wrapper chain":
                             lambda: pettingzoo_chain(raw())}
         makers.update(wrapper_rows)
-    best = dict.fromkeys(makers, 0.0)
-    for seed in range(rounds):
-        for name, make in makers.items():
-            best[name] = max(best[name], aec_steps_per_second(make, steps, seed))
+    timers: dict[str, Callable[[int], float | None]] = {
+        label: functools.partial(aec_steps_per_second, make, steps)
+        for label, make in makers.items()}
+    timers.update({f"{name} core": functools.partial(core_steps_per_second,
+                                                     env_module(name).raw_env().game, steps)
+                   for name in names})
+    best = best_rates(timers, rounds)
     rows = [Row(BASELINE, best[BASELINE], None)]
-    for name in names:
-        game = env_module(name).raw_env().game
-        core = max(core_steps_per_second(game, steps, seed) for seed in range(rounds))
-        rows.append(Row(name, best[name], core, game_spec(name).bench_ratio))
+    rows += [Row(name, best[name], best[f"{name} core"], game_spec(name).bench_ratio)
+             for name in names]
 
     lines = [
-        f"Random play, {steps} steps x best of {rounds} rounds, observation and mask every step",
+        f"Random play, {steps} steps x best of {rounds} interleaved rounds (the order "
+        "alternating, a seed of its own for each timing), observation and mask every step",
         "",
         "| environment | env() steps/s | ratio to tictactoe_v3 | target | raw core steps/s |",
         "|---|---:|---:|---:|---:|",
@@ -194,7 +217,7 @@ def run(steps: int = 20_000, rounds: int = 3, names: list[str] | None = None,
         lines.append(f"| {scheme} | 20 | {positions:,.0f} | {seconds:.4f} | {verdict} |")
     if mcts_simulations:
         lines += mcts_report(names, mcts_simulations, rounds, openspiel_simulations)
-    return "\n".join(lines)
+    return "\n".join([*lines, "", provenance(began, 0)])
 
 
 def mcts_simulations_per_second(game: Game, simulations: int, seed: int = 0,
@@ -239,11 +262,12 @@ def openspiel_simulations_per_second(simulations: int, seed: int = 0,
     return root.explore_count / (time.perf_counter() - start)
 
 
-def openspiel_game_simulations_per_second(game: Game, simulations: int,
-                                          seed: int = 0) -> float | None:
+def openspiel_game_simulations_per_second(game: Game, simulations: int, seed: int = 0,
+                                          search_seed: int | None = None) -> float | None:
     """OpenSpiel's Python ``MCTSBot`` (random rollouts, solver on) on our ``game`` as
     registered in OpenSpiel (``tris_envs_<game>``), from the start that
-    :func:`mcts_simulations_per_second` searches for the same ``seed``.
+    :func:`mcts_simulations_per_second` searches for the same ``seed``; the bot's
+    generators are seeded by ``search_seed`` when given, by ``seed`` otherwise.
 
     ``None`` when OpenSpiel is not installed (``pip install 'tris_envs[bench]'``).
     """
@@ -255,9 +279,10 @@ def openspiel_game_simulations_per_second(game: Game, simulations: int,
         return None
     rng = np.random.default_rng(seed)
     state = openspiel_state(game, resolve_chance(game, game.initial_state(rng), rng))
+    search = seed if search_seed is None else search_seed
     bot = mcts.MCTSBot(state.get_game(), uct_c=EXPLORATION, max_simulations=simulations,
-                       evaluator=mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed)),
-                       solve=True, random_state=np.random.RandomState(seed))
+                       evaluator=mcts.RandomRolloutEvaluator(1, np.random.RandomState(search)),
+                       solve=True, random_state=np.random.RandomState(search))
     start = time.perf_counter()
     root = bot.mcts_search(state)
     return root.explore_count / (time.perf_counter() - start)
@@ -289,9 +314,10 @@ def playout_speedups(simulations: int, rounds: int, names: list[str] | None = No
     ones, best of ``rounds``: ``(label, generic, fast, target)`` per :data:`PLAYOUT_CASES`
     entry whose environment is in ``names`` (all without).
 
-    Round ``r`` searches the start drawn by seed ``r`` on both paths, in turn (which goes
-    first alternates), each with its own search seed: the same search twice would find the
-    games' memos (legal rolls by occupancy, say) already filled by the first run.
+    Round ``r`` searches the start drawn by seed ``r`` on both paths, in turn
+    (:func:`~tris_envs.bench.fair.turns`: which goes first alternates), each with its own
+    search seed: the same search twice would find the games' memos (legal rolls by
+    occupancy, say) already filled by the first run.
     """
     cases = [(name, options, target) for name, options, target in PLAYOUT_CASES
              if names is None or game_spec(name).env_name in names]
@@ -300,9 +326,9 @@ def playout_speedups(simulations: int, rounds: int, names: list[str] | None = No
         for i, (name, options, _) in enumerate(cases):
             fast = make_game(name, **options)
             games = (generic_playouts(fast), fast)
-            for mode in (0, 1) if seed % 2 == 0 else (1, 0):
+            for mode, search_seed in turns((0, 1), seed):
                 speed = mcts_simulations_per_second(games[mode], simulations, seed,
-                                                    search_seed=2 * seed + mode)
+                                                    search_seed=search_seed)
                 best[i][mode] = max(best[i][mode], speed)
     return [(" ".join([name, *(f"{k}={v}" for k, v in options.items())]), best[i][0],
              best[i][1], target) for i, (name, options, target) in enumerate(cases)]
@@ -453,32 +479,32 @@ def shipped_az_report(rounds: int, moves: int = 10) -> list[str]:
 
 def mcts_report(names: list[str], simulations: int, rounds: int,
                 openspiel_simulations: int = OPENSPIEL_SIMULATIONS) -> list[str]:
-    """Markdown lines: our MCTS per game, OpenSpiel's on tic-tac-toe against Tris 1, our
+    """Markdown lines: our MCTS per game, OpenSpiel's on tic-tac-toe against Tris 1 (all
+    timed in interleaved rounds, each search from a start and with a seed of its own), our
     MCTS and OpenSpiel's Python ``MCTSBot`` on the same games and positions, the fast
     rollouts against the generic ones, the ``az`` search on Tris 2 and Tritoc's shipped
     ``az``."""
-    lines = ["", f"MCTS from the start position, {simulations} simulations, best of {rounds}",
-             "", "| game | simulations/s |", "|---|---:|"]
-    ours = {}
-    for name in names:
-        game = env_module(name).raw_env().game
-        ours[name] = max(mcts_simulations_per_second(game, simulations, seed)
-                         for seed in range(rounds))
-        lines.append(f"| {name} (tris_envs MCTSAgent) | {ours[name]:,.0f} |")
-    spiel = [openspiel_simulations_per_second(simulations, seed) for seed in range(rounds)]
-    measured = [s for s in spiel if s is not None]
-    if not measured:
+    lines = ["", f"MCTS from the start position, {simulations} simulations, best of {rounds} "
+             "interleaved rounds", "", "| game | simulations/s |", "|---|---:|"]
+    timers: dict[str, Callable[[int], float | None]] = {
+        name: functools.partial(mcts_simulations_per_second, env_module(name).raw_env().game,
+                                simulations) for name in names}
+    timers[OPENSPIEL] = functools.partial(openspiel_simulations_per_second, simulations)
+    timers[OPENSPIEL_CPP] = functools.partial(openspiel_simulations_per_second, simulations,
+                                              cpp=True)
+    best = best_rates(timers, rounds)
+    lines += [f"| {name} (tris_envs MCTSAgent) | {best[name]:,.0f} |" for name in names]
+    if OPENSPIEL not in best:
         lines.append("| tic_tac_toe (OpenSpiel MCTSBot) | not installed: "
                      "pip install 'tris_envs[bench]' |")
     else:
-        best = max(measured)
-        lines.append(f"| tic_tac_toe (OpenSpiel MCTSBot) | {best:,.0f} |")
-        cpp = max(s for s in (openspiel_simulations_per_second(simulations, seed, cpp=True)
-                              for seed in range(rounds)) if s is not None)
-        lines.append(f"| tic_tac_toe (OpenSpiel C++ MCTSBot, upper anchor) | {cpp:,.0f} |")
-        if "tris1_v0" in ours:
+        spiel = best[OPENSPIEL]
+        lines.append(f"| tic_tac_toe (OpenSpiel MCTSBot) | {spiel:,.0f} |")
+        lines.append(f"| tic_tac_toe (OpenSpiel C++ MCTSBot, upper anchor) | "
+                     f"{best[OPENSPIEL_CPP]:,.0f} |")
+        if "tris1_v0" in best:
             lines.append(f"| ratio tris1 / OpenSpiel tic_tac_toe (target ≥ 1×) | "
-                         f"{ours['tris1_v0'] / best:.2f}× |")
+                         f"{best['tris1_v0'] / spiel:.2f}× |")
         lines += like_for_like_report(names, openspiel_simulations, rounds)
     lines += playout_report(simulations, rounds, names)
     if game_spec(AZ_CASE[0]).env_name in names:
@@ -490,19 +516,23 @@ def mcts_report(names: list[str], simulations: int, rounds: int,
 
 def like_for_like_report(names: list[str], simulations: int, rounds: int) -> list[str]:
     """Markdown lines: our MCTS and OpenSpiel's Python ``MCTSBot`` on each game's start
-    for seeds ``0 .. rounds-1`` (the same positions for both; interleaved, best of
-    ``rounds``), ``simulations`` each, random rollouts, UCT constant :data:`EXPLORATION`."""
+    for seeds ``0 .. rounds-1`` (round ``r`` searches the start of seed ``r`` with both,
+    like for like), ``simulations`` each, random rollouts, UCT constant
+    :data:`EXPLORATION`; the two in turn (:func:`~tris_envs.bench.fair.turns`: which goes
+    first alternates), each search with a seed of its own, best of ``rounds``."""
     lines = ["", f"MCTS like for like: the same start positions, {simulations} simulations, "
              f"random rollouts, UCT c = {EXPLORATION}, best of {rounds}", "",
              "| game | tris_envs mcts simulations/s | OpenSpiel Python MCTSBot simulations/s "
              "| ratio | target |", "|---|---:|---:|---:|---:|"]
     for name in names:
         game = env_module(name).raw_env().game
-        ours = spiel = 0.0
-        for seed in range(rounds):
-            ours = max(ours, mcts_simulations_per_second(game, simulations, seed))
-            spiel = max(spiel, openspiel_game_simulations_per_second(game, simulations, seed)
-                        or 0.0)
+        searches = {"ours": mcts_simulations_per_second,
+                    OPENSPIEL: openspiel_game_simulations_per_second}
+        best = dict.fromkeys(searches, 0.0)
+        for start, side, slot in schedule(list(searches), rounds):
+            speed = searches[side](game, simulations, start, search_seed=slot)
+            best[side] = max(best[side], speed or 0.0)
+        ours, spiel = best["ours"], best[OPENSPIEL]
         ratio = ours / spiel
         verdict = f"≥ {MCTS_TARGET:g}× {'met' if ratio >= MCTS_TARGET else 'NOT met'}"
         lines.append(f"| {name} | {ours:,.0f} | {spiel:,.0f} | {ratio:.2f}× | {verdict} |")

@@ -5,7 +5,9 @@ Every game plays uniformly random legal moves in batches of 1, 64 and 1,024 (``j
 the whole call ``jax.jit``-compiled. Compilation is timed apart; the best timed call is
 kept. Pgx's ``tic_tac_toe`` and ``connect_four`` run the same loop in the same process, and
 each game's figure at the largest batch is also given as a ratio to Pgx's ``tic_tac_toe``
-there, all games being timed in turn at that batch (:func:`run`). Every step draws a fresh
+there, all games being timed in turn at that batch, the order alternating from one round
+to the next (:func:`tris_envs.bench.fair.schedule`), each game playing from a key of its
+own (:func:`run`). Every step draws a fresh
 start state for every game and keeps it where the game has just ended (as Pgx's
 ``auto_reset`` does), so ``init`` counts; Doppia scelta also runs on one fixed board, where
 ``init`` draws nothing.
@@ -21,6 +23,7 @@ import jax
 import jax.numpy as jnp
 import pgx
 
+from tris_envs.bench.fair import provenance, schedule
 from tris_envs.jax import GAMES, make, restart
 
 BATCHES = (1, 64, 1024)
@@ -84,10 +87,12 @@ def random_play(env: Any, batch: int, length: int) -> Callable[[Any, Any], Any]:
     return run
 
 
-def timer(env: Any, batch: int, length: int) -> tuple[float, Callable[[], float]]:
+def timer(env: Any, batch: int, length: int, seed: int = 0
+          ) -> tuple[float, Callable[[], float]]:
     """(compile seconds, a function timing one more call of :func:`random_play` in seconds,
-    each call going on from the last one's games)."""
-    key = jax.random.PRNGKey(0)
+    each call going on from the last one's games and key; the first games and key drawn
+    from ``seed``)."""
+    key = jax.random.PRNGKey(seed)
     state = jax.jit(jax.vmap(env.init))(jax.random.split(key, batch))
     run = random_play(env, batch, length)
     began = time.perf_counter()
@@ -117,7 +122,11 @@ def run(batches: Sequence[int] = BATCHES, length: int = 100, rounds: int = 3,
     At the largest batch, where the ratios are taken, the games are timed in turn,
     ``ratio_rounds`` calls each, and each game's best call is kept: every game, Pgx's
     included, is then timed across the same stretch of time, so other load on the
-    machine moves the ratios less than when one game is timed after the other."""
+    machine moves the ratios less than when one game is timed after the other. The order
+    alternates from one round to the next (:func:`~tris_envs.bench.fair.schedule`) and each
+    game plays from a key of its own (its row's index). The table ends with its line of
+    provenance."""
+    began = time.perf_counter()
     envs = {name: make(name) for name in GAMES} | {
         "doppia_scelta, fixed board": make("doppia_scelta", board=FIXED_BOARD)} | {
         f"pgx {name}": pgx.make(name) for name in PGX_GAMES}
@@ -130,13 +139,12 @@ def run(batches: Sequence[int] = BATCHES, length: int = 100, rounds: int = 3,
             cells[label].append(f"{rate:,.0f}")
             compiles[label].append(f"{compile_seconds:.1f}")
     timers = {}
-    for label, env in envs.items():
-        compile_seconds, timers[label] = timer(env, largest, length)
+    for seed, (label, env) in enumerate(envs.items()):
+        compile_seconds, timers[label] = timer(env, largest, length, seed)
         compiles[label].append(f"{compile_seconds:.1f}")
     best = {label: float("inf") for label in envs}
-    for _ in range(ratio_rounds):
-        for label, timed in timers.items():
-            best[label] = min(best[label], timed())
+    for _, label, _ in schedule(list(timers), ratio_rounds):
+        best[label] = min(best[label], timers[label]())
     top = {label: largest * length / seconds for label, seconds in best.items()}
     reference = top["pgx tic_tac_toe"]
     header = ("| game | " + " | ".join(f"batch {b:,}" for b in batches)
@@ -147,6 +155,6 @@ def run(batches: Sequence[int] = BATCHES, length: int = 100, rounds: int = 3,
                      + f" | {top[label] / reference:.2f}x | {' / '.join(compiles[label])} |")
     lines.append(f"\nsteps/s of random play ({length} steps per jitted scan; best of {rounds} "
                  f"calls, at batch {largest:,} best of {ratio_rounds} calls taken in turn "
-                 f"with the other games; JAX {jax.__version__} on "
+                 f"with the other games, the order alternating; JAX {jax.__version__} on "
                  f"{jax.devices()[0].platform}, Pgx {pgx.__version__})")
-    return "\n".join(lines)
+    return "\n".join([*lines, "", provenance(began, 0)])

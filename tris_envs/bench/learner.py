@@ -8,14 +8,16 @@ compiled; compilation timed apart) on Tris 2 and Tritoc with their shipped netwo
 and first stages' self-play settings (:data:`CASES`), and of the same learner code on Pgx's
 ``connect_four`` with a network of the same size and settings: the network's trunk on its
 6x7 board, one logit map whose top row gives the columns' logits. The iterations run in
-turn, ``rounds`` each after one untimed, and each one's best is kept.
+turn, ``rounds`` each after one untimed, the order alternating from one round to the next
+(:func:`tris_envs.bench.fair.schedule`), each row's games drawn from a seed of its own, and
+each one's best is kept.
 
 Backups (:func:`backups_report`): each timed call is one move's Gumbel search
 (:func:`~tris_envs.alphazero.learner.gumbel_search`, ``jax.jit``-compiled) for a batch of
 Tritoc positions, 20 random plies into their games, with the shipped Tritoc network as the
 prior and the leaves' value (the learner's self-play search without its root noise). At
-each simulation count the two searches run in turn, ``rounds`` calls each, and each one's
-best call is kept; the two searches' policies are compared too.
+each simulation count the two searches run in turn (the order alternating), ``rounds`` calls
+each, and each one's best call is kept; the two searches' policies are compared too.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from tris_envs.alphazero.learner import (
     new_memory,
 )
 from tris_envs.alphazero.train import Config
+from tris_envs.bench.fair import schedule
 from tris_envs.bench.jax_games import random_play
 from tris_envs.core.game import Game
 from tris_envs.core.policy import PolicyLayout
@@ -95,18 +98,17 @@ def backups_report(simulations: Sequence[int] = SIMULATIONS, envs: int = 64,
         search = searches(envs, n)
         policies = {batched: np.asarray(call()) for batched, call in search.items()}
         best = {batched: float("inf") for batched in search}
-        for _ in range(rounds):
-            for batched, call in search.items():
-                began = time.perf_counter()
-                call()
-                best[batched] = min(best[batched], time.perf_counter() - began)
+        for _, batched, _ in schedule(list(search), rounds):
+            began = time.perf_counter()
+            search[batched]()
+            best[batched] = min(best[batched], time.perf_counter() - began)
         same = "yes" if np.array_equal(policies[False], policies[True]) else "**no**"
         lines.append(f"| {n:,} | {best[False]:.3f} | {best[True]:.3f} | "
                      f"{best[False] / best[True]:.1f}x | {same} |")
     lines.append(f"\none move's Gumbel search for {envs} {GAME} positions ({CONSIDERED} "
                  f"actions considered at the root), the shipped {GAME} network; best of "
-                 f"{rounds} calls each, the two timed in turn; JAX {jax.__version__} on "
-                 f"{jax.devices()[0].platform}, mctx {mctx.__version__}")
+                 f"{rounds} calls each, the two timed in turn, the order alternating; "
+                 f"JAX {jax.__version__} on {jax.devices()[0].platform}, mctx {mctx.__version__}")
     return lines
 
 
@@ -168,12 +170,13 @@ CONNECT_FOUR_INDEX = PolicyLayout(1, 0, lambda action: (0, action, 0)).index(7, 
 
 
 def iteration_timer(env: Any, params: Params, index: Any, search: Search,
-                    blocks: int) -> tuple[float, Callable[[], float]]:
+                    blocks: int, seed: int = 0) -> tuple[float, Callable[[], float]]:
     """The seconds compiling :func:`make_iteration` for ``env`` took, and a function that
     runs one more iteration (the games, memory and network carried on from the last) and
-    returns its seconds. Seed 0; one iteration runs untimed first."""
+    returns its seconds. The games and keys are drawn from ``seed``; one iteration runs
+    untimed first."""
     optimiser = optax.chain(optax.clip_by_global_norm(1.0), optax.adamw(1e-3))
-    key, start = jax.random.split(jax.random.PRNGKey(0))
+    key, start = jax.random.split(jax.random.PRNGKey(seed))
     states = jax.vmap(env.init)(jax.random.split(start, search.envs))
     carry = (params, optimiser.init(params), states, key, new_memory(env, search))
     began = time.perf_counter()
@@ -207,16 +210,16 @@ def throughput_report(cases: Sequence[Case] = CASES, rounds: int = 3, envs: int 
         ours = (case.label, case.width, case.blocks, case.epochs)
         rows[ours] = iteration_timer(make(case.game), params, policy_index(game),
                                      case.search(envs, steps, case.decisive, case.tactics),
-                                     case.blocks)
+                                     case.blocks, seed=len(rows))
         beside[ours] = theirs = (f"Pgx {PGX_GAME}", case.width, case.blocks, case.epochs)
         if theirs not in rows:
             rows[theirs] = iteration_timer(
                 pgx.make(PGX_GAME), connect_four_params(case.width, case.blocks, rng),
-                CONNECT_FOUR_INDEX, case.search(envs, steps, False, False), case.blocks)
+                CONNECT_FOUR_INDEX, case.search(envs, steps, False, False), case.blocks,
+                seed=len(rows))
     best = dict.fromkeys(rows, float("inf"))
-    for _ in range(rounds):
-        for row, (_, timed) in rows.items():
-            best[row] = min(best[row], timed())
+    for _, row, _ in schedule(list(rows), rounds):
+        best[row] = min(best[row], rows[row][1]())
     plies = envs * steps
     lines = ["| game | network | epochs | compile, s | iteration, s | plies/s "
              "| ratio to connect_four | target |", "|---|---|---:|---:|---:|---:|---:|---|"]
@@ -232,8 +235,8 @@ def throughput_report(cases: Sequence[Case] = CASES, rounds: int = 3, envs: int 
                      f"{best[row]:.3f} | {plies / best[row]:,.0f} | {ratio} | {verdict} |")
     lines.append(f"\none iteration of the learner (self-play and updates): {plies:,} plies "
                  f"({envs} games x {steps}), 16 simulations a move, minibatches from the last "
-                 f"4 iterations' plies; best of {rounds} after one untimed, the rows in turn; "
-                 f"{PGX_GAME} without decisive; JAX {jax.__version__} on "
+                 f"4 iterations' plies; best of {rounds} after one untimed, the rows in turn, "
+                 f"the order alternating; {PGX_GAME} without decisive; JAX {jax.__version__} on "
                  f"{jax.devices()[0].platform}, Pgx {pgx.__version__}")
     return lines
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +23,10 @@ import numpy as np
 from tris_envs.agents.az import AZAgent
 from tris_envs.agents.az_network import load
 from tris_envs.agents.shipped import SHIPPED_DIR
+from tris_envs.bench.fair import provenance
 from tris_envs.core.game import TERMINAL, Game, resolve_chance
 from tris_envs.games import GAMES, make_game
-from tris_envs.machine import describe
-from tris_envs.progress import Progress, duration_text
+from tris_envs.progress import Progress
 
 BUDGET = 0.1
 """Seconds a move of every shipped network's default ``az`` may take (issue 67)."""
@@ -129,7 +128,5 @@ def run(moves: int = MOVES, seed: int = 0, networks: Sequence[str] | None = None
         for path, game in chosen:
             progress.note(path.stem)
             lines.append(time_network(path, game, moves, seed, progress).line())
-    date = datetime.now(timezone.utc).date().isoformat()
-    lines += ["", f"*{describe()}; {date}; {duration_text(time.perf_counter() - began)} "
-              f"wall; seed {seed}.*"]
+    lines += ["", provenance(began, seed)]
     return "\n".join(lines)
