@@ -40,7 +40,8 @@ def test_the_table_has_a_row_per_network_and_a_provenance_line():
         assert int(simulations.replace(",", "")) == 100
         assert float(wall) > 0 and float(cpu) >= 0 and verdict.strip() in ("met", "NOT met")
     assert table[6] == "" and re.fullmatch(
-        re.escape(f"*{describe()}; ") + r"\d{4}-\d\d-\d\d; \d+s wall; seed 0\.\*", table[7])
+        re.escape(f"*{describe()}; ") + r"\d{4}-\d\d-\d\d; \d+s wall(?: \(load [\d.]+\))?; "
+        r"seed 0\.\*", table[7])
     assert len(table) == 8
 
 

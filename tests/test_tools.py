@@ -70,8 +70,8 @@ def test_benchmark_report(capsys):
     assert "| crossing | 20 |" in out
     assert "| tris1_v0 (tris_envs MCTSAgent) |" in out
     assert "| tic_tac_toe (OpenSpiel MCTSBot) |" in out
-    assert re.fullmatch(re.escape(f"*{describe()}; ") + r"\d{4}-\d\d-\d\d; [\dhms ]+ wall; "
-                        r"seed 0\.\*", out.splitlines()[-1])
+    assert re.fullmatch(re.escape(f"*{describe()}; ") + r"\d{4}-\d\d-\d\d; [\dhms ]+ wall"
+                        r"(?: \(load [\d.]+\))?; seed 0\.\*", out.splitlines()[-1])
 
 
 def test_fair_schedule_swaps_every_pair_each_round_and_never_reuses_a_seed():

@@ -23,6 +23,7 @@ the first turn equally often).
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from datetime import datetime, timezone
@@ -53,9 +54,11 @@ def schedule(contenders: Sequence[T], rounds: int) -> list[tuple[int, T, int]]:
 def provenance(began: float, seed: int, command: str | None = None) -> str:
     """The line under a benchmark's table, in italics: the machine
     (:func:`tris_envs.machine.describe`), the date (UTC), the wall time since ``began`` (a
-    :func:`time.perf_counter` reading), the seed and, when given, the command that makes
-    the table."""
+    :func:`time.perf_counter` reading), the system's load average over the last 5 minutes
+    where it has one (other work on the machine slows what is timed on the wall clock),
+    the seed and, when given, the command that makes the table."""
     date = datetime.now(timezone.utc).date().isoformat()
+    load = f" (load {os.getloadavg()[1]:.1f})" if hasattr(os, "getloadavg") else ""
     made = f"; `{command}`" if command else ""
-    return (f"*{describe()}; {date}; {duration_text(time.perf_counter() - began)} wall; "
-            f"seed {seed}{made}.*")
+    return (f"*{describe()}; {date}; {duration_text(time.perf_counter() - began)} wall"
+            f"{load}; seed {seed}{made}.*")
