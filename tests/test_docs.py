@@ -1,5 +1,5 @@
-"""The user docs' limits (table cells, commit ids), the README as a landing page, and the
-documentation site: built, served, opened in Chromium.
+"""The user docs' limits (table cells, commit ids, no dated runs), the README as a landing
+page, and the documentation site: built, served, opened in Chromium.
 
 The site is built from a copy of ``docs/`` into a temporary folder (so ``make test`` works on a
 fresh clone and leaves ``docs/`` alone), with warnings as errors like ``make docs``. It is
@@ -142,6 +142,54 @@ def test_the_docs_check_finds_what_is_planted(planted, found):
     commit = a_commit_id()
     assert doc_problems(planted.replace("COMMIT", commit)) == [
         problem.replace("COMMIT", commit) for problem in found]
+
+
+# the guide shows what ships: a date or "measured on" belongs to a run, and a run's date to
+# docs/notes/ (dated there), the CHANGELOG, or the provenance line of the artifact under
+# docs/results/ that its command writes (an {include} of it is not this page's text). Code
+# is no exception: an example needs no real date, and a pasted run's output is a run.
+GUIDE = sorted(path for path in DOCS.rglob("*.md")
+               if path.relative_to(DOCS).parts[0] not in ("notes", "results", "_build")) + [
+    README, ROOT / "PYPI.md"]
+MONTH = ("(?:January|February|March|April|May|June|July|August|September|October|November|"
+         "December)")
+DATED = re.compile(
+    r"(?<![\d-])(?:19|20)\d\d-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12]\d|3[01]))?(?![\d-])"  # ISO
+    rf"|\b{MONTH} (?:\d{{1,2}}(?:st|nd|rd|th)?,? )?(?:19|20)\d\d\b"     # November (25,) 2026
+    rf"|\b{MONTH} \d{{1,2}}(?:st|nd|rd|th)?\b"                           # November 25
+    rf"|\b\d{{1,2}} {MONTH}\b"                                           # 25 November
+    r"|\b(?i:measured on)\b")                                              # in any case
+
+
+def dated_lines(text: str) -> list[str]:
+    """The lines of a guide page that date a run: a date (``2026-11-25``, ``2026-11``,
+    ``November 25, 2026``, ``25 November``, ``December 2``: month names capitalized, so
+    that "may 3" is no date) or "measured on"."""
+    return [f"line {number}: {', '.join(repr(found) for found in DATED.findall(line))}"
+            for number, line in enumerate(text.splitlines(), 1) if DATED.search(line)]
+
+
+@pytest.mark.parametrize("path", GUIDE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_guide_dates_no_run(path):
+    found = dated_lines(path.read_text(encoding="utf-8"))
+    assert not found, (f"{path.relative_to(ROOT)} dates a run: its figures come from an "
+                       "artifact under docs/results/ that a command writes (provenance there), "
+                       "the run itself goes to docs/notes/, dated there:\n" + "\n".join(found))
+
+
+@pytest.mark.parametrize(("planted", "found"), [
+    ("Measured on the 2-core machine on 2026-11-25, one run:",
+     ["line 1: 'Measured on', '2026-11-25'"]),
+    ("| 262 s | 91.2% | 2026-11 |", ["line 1: '2026-11'"]),
+    ("the run of November 25, 2026 and of 3 December", ["line 1: 'November 25, 2026', "
+                                                        "'3 December'"]),
+    ("## The learner's speed (December 2, the 2-core machine)", ["line 1: 'December 2'"]),
+    ("2,026 games, 0.5-1.0, 10-20 ms, 1,024-2,048 plies, seed 2026, Teytaud 2010, "
+     "`nice -n 10`, may 3 games, 2026-11-250, 1-2026-11", []),
+], ids=["measured on an ISO date", "year and month", "month names", "month and day",
+        "numbers that are no dates"])
+def test_the_date_check_finds_what_is_planted(planted, found):
+    assert dated_lines(planted) == found
 
 
 def test_hex_that_names_no_commit_passes_in_a_checkout():
