@@ -113,11 +113,11 @@ def evaluate_checkpoint(checkpoint: str | Path, game: Game,
                           progress)
 
 
-def evaluate_agent(game: Game, agent: AgentSource, opponents: Sequence[AgentSpec | str],
+def evaluate_agent(game: Game, agent: AgentSource, opponents: Sequence[AgentSource],
                    n_games: int, seed: int, processes: int = 1, judge_moves: bool = True,
                    progress: Callable[[int], None] | None = None) -> list[OpponentResult]:
     """Play ``agent`` (any source of :func:`~tris_envs.evaluation.play_match`: a spec, a
-    factory, an agent instance) against each opponent, ``n_games`` games each, seats
+    factory, an agent instance) against each opponent (sources too), ``n_games`` games each, seats
     alternating, with ``seed``; where the game has a solver and ``judge_moves``, count its
     value-keeping moves (forced ones included).
 
