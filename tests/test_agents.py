@@ -406,14 +406,15 @@ def test_make_agent_builds_every_spec():
     timed = make_agent("mcts:0.5s")
     assert timed.time_budget == 0.5 and timed.simulations is None
     # the ppo forms: tests/test_shipped_policies.py; the az forms: tests/test_alphazero.py;
-    # the openspiel forms: tests/test_openspiel.py
-    assert len([s for s in AGENT_SPECS if not s.startswith(("ppo", "az", "openspiel"))]) == 11
+    # the openspiel forms: tests/test_openspiel.py; the llm forms: tests/test_llm_agent.py
+    assert len([s for s in AGENT_SPECS
+                if not s.startswith(("ppo", "az", "openspiel", "llm"))]) == 11
 
 
 @pytest.mark.parametrize("spec", ["", "Random", "mcts:", "mcts:0", "mcts:-5", "mcts:1.5",
                                   "mcts:xs", "mcts:0s", "mcts:infs", "alphazero", 3])
 def test_make_agent_rejects_bad_specs(spec):
-    with pytest.raises(ValueError, match="allowed: 'random', 'greedy', 'mcts'"):
+    with pytest.raises(ValueError, match="allowed: random, greedy, mcts, mcts:N, "):
         make_agent(spec)
 
 

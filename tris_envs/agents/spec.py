@@ -356,7 +356,7 @@ _TAKES: dict[str, frozenset[str]] = {
 
 
 def _unknown(text: object) -> ValueError:
-    allowed = ", ".join(repr(s) for s in AGENT_SPECS)
+    allowed = ", ".join(row.label for row in SPEC_TABLE)
     return ValueError(f"unknown agent spec {brief(text)}; allowed: {allowed} "
                       "(e.g. 'mcts:1000', 'mcts:0.5s', 'alphabeta:4', "
                       "'ppo:runs/tant_fant/final.pt')")
